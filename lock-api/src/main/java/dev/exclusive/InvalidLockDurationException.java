@@ -1,0 +1,24 @@
+package dev.exclusive;
+
+import java.time.Duration;
+
+/**
+ * A ttl that is not at least one millisecond, a negative wait, or a duration too large to compute with.
+ * Thrown before any store is touched, so nothing is acquired or lost.
+ */
+public class InvalidLockDurationException extends LockException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient Duration value;
+
+    public InvalidLockDurationException(String message, String lockName, String storeName, Duration value) {
+        super(message, lockName, storeName, null);
+        this.value = value;
+    }
+
+    /** @return the rejected duration ({@code null} when it was {@code null}) */
+    public Duration value() {
+        return value;
+    }
+}

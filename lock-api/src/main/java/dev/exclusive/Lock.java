@@ -1,0 +1,184 @@
+package dev.exclusive;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A handle on one named lock in one store, from {@link LockRegistry#lock(String, Duration)}. Creating a handle
+ * acquires nothing. Each handle has its own random owner id: only this handle, or one
+ * {@linkplain LockRegistry#restore(String) restored} from its {@link #token()}, can release or extend what it
+ * acquired. A handle is not reentrant: while it holds the lock, {@link #get()} on it answers {@code false}.
+ *
+ * <p>Handles are thread-safe, but a hold belongs to the handle, not to a thread: any thread may release it.
+ *
+ * <p>Every lease has a ttl: when it runs out the lock frees itself, even if the holder is still working.
+ * Choose a ttl that outlasts the work, use {@link #autoExtend()} for work of unknown length, and pass
+ * {@link #fence()} to downstream writes so that they can reject a holder whose lease ran out.
+ *
+ * <p>Operations that reach the store throw {@link LockStoreUnavailableException} when it cannot be reached,
+ * within the store's timeout.
+ */
+public interface Lock {
+
+    /** @return the full name of the lock, store prefix included */
+    String name();
+
+    /** @return the name of the store this handle works on */
+    String storeName();
+
+    /** @return the lease duration each acquisition and {@link #extend()} asks for */
+    Duration ttl();
+
+    /** @return this handle's owner id: random, unique per handle, shared with handles restored from its token */
+    String owner();
+
+    /**
+     * Tries once to acquire the lock.
+     *
+     * @return {@code true} if this handle now holds it; {@code false} if someone holds it (including this handle)
+     */
+    boolean get();
+
+    /**
+     * Tries to acquire the lock until it is acquired or {@code wait} runs out. A waiter wakes as soon as the store
+     * can tell it the lock was released or expired, not on a fixed polling interval. {@link Duration#ZERO} makes
+     * exactly one attempt.
+     *
+     * @param wait the longest to wait
+     * @return {@code true} if this handle now holds it
+     * @throws InvalidLockDurationException if {@code wait} is {@code null}, negative or too large to compute with
+     * @throws LockInterruptedException     if the thread is interrupted while waiting (its flag is set again)
+     */
+    boolean block(Duration wait);
+
+    /**
+     * Tries once to acquire the lock; if acquired, runs {@code work}, releases, and returns its result.
+     * The lock is released even when the work throws; the work's exception is then rethrown unchanged (a
+     * failure to release is added to it as suppressed). If the work completes but the release cannot reach the
+     * store, the result is still returned and the lease ends at its ttl.
+     *
+     * @param work what to run while holding the lock
+     * @param <T>  the result type
+     * @param <E>  the exception the work may throw
+     * @return the work's result, or a result with {@code acquired() == false} if the lock was busy
+     * @throws E the work's own exception
+     */
+    <T, E extends Exception> LockResult<T> get(LockedWork<T, E> work) throws E;
+
+    /**
+     * {@link #get(LockedWork)} for work that returns nothing.
+     *
+     * @param work what to run while holding the lock
+     * @param <E>  the exception the work may throw
+     * @return {@code true} if the lock was acquired and the work ran
+     * @throws E the work's own exception
+     */
+    <E extends Exception> boolean get(LockedTask<E> work) throws E;
+
+    /**
+     * Like {@link #get(LockedWork)}, waiting up to {@code wait} for the lock as {@link #block(Duration)} does.
+     *
+     * @param wait how long to wait for the lock
+     * @param work what to run while holding the lock
+     * @param <T>  the result type
+     * @param <E>  the exception the work may throw
+     * @return the work's result, or a result with {@code acquired() == false} if the lock stayed busy
+     * @throws E the work's own exception
+     */
+    <T, E extends Exception> LockResult<T> block(Duration wait, LockedWork<T, E> work) throws E;
+
+    /**
+     * {@link #block(Duration, LockedWork)} for work that returns nothing.
+     *
+     * @param wait how long to wait for the lock
+     * @param work what to run while holding the lock
+     * @param <E>  the exception the work may throw
+     * @return {@code true} if the lock was acquired and the work ran
+     * @throws E the work's own exception
+     */
+    <E extends Exception> boolean block(Duration wait, LockedTask<E> work) throws E;
+
+    /**
+     * Releases the lock if this handle's owner holds it.
+     *
+     * @return {@code true} if released; {@code false} if the lease expired, was never acquired, was already
+     *         released, or the lock belongs to someone else (then it is left alone)
+     */
+    boolean release();
+
+    /**
+     * Releases the lock whoever holds it. For operators freeing a stuck lock; the holder is not told.
+     *
+     * @return {@code true} if a live lock was released; {@code false} if it was free
+     */
+    boolean forceRelease();
+
+    /**
+     * Renews this handle's lease for its {@link #ttl()} from now.
+     *
+     * @return {@code true} if renewed; {@code false} if this handle no longer holds the lock
+     */
+    boolean extend();
+
+    /**
+     * Renews this handle's lease for {@code ttl} from now; later {@link #extend()} calls use the handle's own ttl.
+     *
+     * @param ttl the new lease duration
+     * @return {@code true} if renewed; {@code false} if this handle no longer holds the lock
+     * @throws InvalidLockDurationException if {@code ttl} is not at least 1 ms or too large
+     */
+    boolean extend(Duration ttl);
+
+    /** @return {@code true} if anyone holds the lock now (asks the store) */
+    boolean isLocked();
+
+    /**
+     * Whether this handle's lease has run out, by this JVM's monotonic clock measured from before the acquire
+     * request (so it errs towards "expired"), or because an {@link #autoExtend()} renewal found it lost.
+     *
+     * @return {@code true} if this handle acquired the lock and its lease is over without a release;
+     *         {@code false} while the lease lasts, and for a handle that holds nothing or released
+     */
+    boolean isExpired();
+
+    /**
+     * @return what is left of this handle's lease by the same estimate as {@link #isExpired()}; empty if it holds
+     *         none
+     */
+    Optional<Duration> remaining();
+
+    /**
+     * @return the fencing token of this handle's current hold, strictly greater than that of every earlier
+     *         acquisition of this name in this store; empty if it holds none
+     */
+    OptionalLong fence();
+
+    /**
+     * A string that identifies this handle (store, name, owner, ttl) so that another thread, process or server
+     * can {@linkplain LockRegistry#restore(String) restore} it and release or extend the hold. Anyone with the
+     * token can release the lock: treat it as a secret.
+     *
+     * @return the token
+     */
+    String token();
+
+    /**
+     * A new handle on the same lock whose lease, once acquired, is renewed in the background every ttl/3 until
+     * it is released (the callback forms release when the work ends). If a renewal finds the lease gone,
+     * {@link #isExpired()} turns {@code true} and {@link #release()} returns {@code false}. The new handle has
+     * its own owner id; configure handles before acquiring.
+     *
+     * @return the auto-extending handle
+     */
+    Lock autoExtend();
+
+    /**
+     * A new handle on the same lock that records {@code purpose} with each hold, for operators. Its own owner
+     * id; configure handles before acquiring.
+     *
+     * @param purpose a short description, such as {@code Imports#run}
+     * @return the new handle
+     */
+    Lock purpose(String purpose);
+}

@@ -1,0 +1,24 @@
+package dev.exclusive;
+
+import java.util.Optional;
+
+/**
+ * A store setting that is missing, malformed or unknown. The message names the key, the value and the fix;
+ * {@link #key()} names the key (relative to the store, e.g. {@code directory}) when there is one.
+ */
+public class LockConfigurationException extends LockException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String key;
+
+    public LockConfigurationException(String message, String storeName, String key, Throwable cause) {
+        super(message, null, storeName, cause);
+        this.key = key;
+    }
+
+    /** @return the setting concerned, if one */
+    public Optional<String> key() {
+        return Optional.ofNullable(key);
+    }
+}

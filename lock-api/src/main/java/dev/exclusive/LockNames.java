@@ -1,0 +1,70 @@
+package dev.exclusive;
+
+/**
+ * The one rule for lock names, the same in every store: not {@code null}, not blank, at most
+ * {@value #MAX_LENGTH} characters (UTF-16 code units, store prefix not counted), and no control characters. Everything else —
+ * Unicode, {@code * ? [ ] / \ ..}, spaces inside — is allowed, and two different strings always name two
+ * different locks.
+ */
+public final class LockNames {
+
+    /** The longest name a caller may give a lock, store prefix not counted. */
+    public static final int MAX_LENGTH = 200;
+
+    /** The longest store prefix. */
+    public static final int MAX_PREFIX_LENGTH = 55;
+
+    /** The longest full name a store receives: a name and a store prefix. Stores accept every name up to it. */
+    public static final int MAX_FULL_LENGTH = MAX_LENGTH + MAX_PREFIX_LENGTH;
+
+    private LockNames() {
+    }
+
+    /**
+     * Checks a name against the rule.
+     *
+     * @param name      the name to check
+     * @param storeName the store it is meant for, used in the message (may be {@code null})
+     * @return {@code name}, unchanged
+     * @throws InvalidLockNameException if the name breaks the rule; the message says which part and why
+     */
+    public static String requireValid(String name, String storeName) {
+        return requireValid(name, storeName, MAX_LENGTH);
+    }
+
+    /**
+     * Checks a full name (store prefix included), as stores receive it: the same rule, with room for the prefix.
+     *
+     * @param fullName  the full name
+     * @param storeName the store, for the message
+     * @return {@code fullName}, unchanged
+     * @throws InvalidLockNameException if the name breaks the rule
+     */
+    public static String requireValidFullName(String fullName, String storeName) {
+        return requireValid(fullName, storeName, MAX_FULL_LENGTH);
+    }
+
+    private static String requireValid(String name, String storeName, int maxLength) {
+        String where = storeName == null ? "" : " in store '" + storeName + "'";
+        if (name == null) {
+            throw new InvalidLockNameException("Lock name" + where + " must not be null", null, storeName);
+        }
+        if (name.isBlank()) {
+            throw new InvalidLockNameException("Lock name" + where + " must not be blank, got '" + name + "'",
+                    name, storeName);
+        }
+        if (name.length() > maxLength) {
+            throw new InvalidLockNameException("Lock name" + where + " must be at most " + maxLength
+                    + " characters, got " + name.length() + ": '" + name.substring(0, 40) + "...'", name, storeName);
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (Character.isISOControl(c)) {
+                throw new InvalidLockNameException("Lock name" + where + " must not contain control characters, got U+"
+                        + String.format("%04X", (int) c) + " at index " + i + " in '"
+                        + name.replaceAll("\\p{Cntrl}", "?") + "'", name, storeName);
+            }
+        }
+        return name;
+    }
+}

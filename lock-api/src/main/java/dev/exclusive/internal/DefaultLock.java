@@ -1,0 +1,368 @@
+package dev.exclusive.internal;
+
+import dev.exclusive.Lock;
+import dev.exclusive.LockHolder;
+import dev.exclusive.LockInterruptedException;
+import dev.exclusive.LockResult;
+import dev.exclusive.LockedTask;
+import dev.exclusive.LockedWork;
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LockEntry;
+import dev.exclusive.spi.WaitPolicy;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The one implementation of {@link Lock}. Its state is the current hold, replaced atomically; the lease end is
+ * estimated on this JVM's monotonic clock from the instant before the acquire request left, so the estimate
+ * ends no later than the store's own expiry (minus clock drift over one ttl).
+ */
+public final class DefaultLock implements Lock {
+
+    private static final long MIN_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    private final RegistryContext context;
+    private final StoreBinding binding;
+    private final String name;
+    private final Duration ttl;
+    private final String owner;
+    private final String purpose;
+    private final boolean autoExtend;
+    private final AtomicReference<Hold> hold = new AtomicReference<>();
+
+    /** One hold of this handle: its fence, lease estimate, and renewal task. */
+    private static final class Hold {
+        final long fence;
+        volatile long deadlineNanos;
+        volatile boolean lost;
+        volatile ScheduledFuture<?> renewal;
+
+        Hold(long fence, long deadlineNanos) {
+            this.fence = fence;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        boolean expired() {
+            return lost || System.nanoTime() - deadlineNanos >= 0;
+        }
+
+        void stopRenewal() {
+            ScheduledFuture<?> task = renewal;
+            if (task != null) {
+                task.cancel(false);
+            }
+        }
+    }
+
+    public DefaultLock(RegistryContext context, StoreBinding binding, String name, Duration ttl, String owner,
+            String purpose, boolean autoExtend) {
+        this.context = context;
+        this.binding = binding;
+        this.name = name;
+        this.ttl = ttl;
+        this.owner = owner;
+        this.purpose = purpose;
+        this.autoExtend = autoExtend;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String storeName() {
+        return binding.name();
+    }
+
+    @Override
+    public Duration ttl() {
+        return ttl;
+    }
+
+    @Override
+    public String owner() {
+        return owner;
+    }
+
+    @Override
+    public boolean get() {
+        boolean acquired = attempt() instanceof Acquisition.Acquired;
+        if (!acquired && context.hasListeners()) {
+            context.tell(listener -> listener.busy(this));
+        }
+        return acquired;
+    }
+
+    @Override
+    public boolean block(Duration wait) {
+        long waitNanos = Durations.requireWaitNanos(wait, name, binding.name());
+        long deadline = System.nanoTime() + waitNanos;
+        WaitPolicy policy = binding.store().waitPolicy();
+        for (int attempt = 0;; attempt++) {
+            Acquisition outcome = attempt();
+            if (outcome.acquired()) {
+                return true;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                if (context.hasListeners()) {
+                    context.tell(listener -> listener.busy(this));
+                }
+                return false;
+            }
+            long pause = Math.min(left, pause(policy, attempt, ((Acquisition.Busy) outcome).remaining()));
+            try {
+                binding.store().awaitRelease(name, Duration.ofNanos(Math.max(pause, MIN_PAUSE_NANOS)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LockInterruptedException(name, binding.name(), e);
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new LockInterruptedException(name, binding.name(), new InterruptedException());
+            }
+        }
+    }
+
+    /**
+     * How long to wait before the next attempt: the store's backoff step for this attempt, drawn between half
+     * and all of it, and never past the holder's expiry.
+     */
+    private static long pause(WaitPolicy policy, int attempt, Duration holderRemaining) {
+        long pause = Long.MAX_VALUE;
+        if (!policy.isSignalled()) {
+            long min = policy.minPause().toNanos();
+            long step = Math.min(policy.maxPause().toNanos(), min << Math.min(attempt, 20));
+            pause = step / 2 + ThreadLocalRandom.current().nextLong(step / 2 + 1);
+        }
+        if (holderRemaining != null) {
+            pause = Math.min(pause, holderRemaining.toNanos() + MIN_PAUSE_NANOS);
+        }
+        return pause;
+    }
+
+    private Acquisition attempt() {
+        LockHolder holder = new LockHolder(context.instanceName(), Thread.currentThread().getName(), purpose);
+        long before = System.nanoTime();
+        Acquisition outcome = binding.call(name, () -> binding.store().tryAcquire(name, owner, holder, ttl));
+        if (outcome instanceof Acquisition.Acquired acquired) {
+            Hold current = new Hold(acquired.fence(), before + ttl.toNanos());
+            Hold previous = hold.getAndSet(current);
+            if (previous != null) {
+                previous.stopRenewal();
+            }
+            if (autoExtend) {
+                scheduleRenewal(current);
+            }
+            if (context.hasListeners()) {
+                context.tell(listener -> listener.acquired(this));
+            }
+        }
+        return outcome;
+    }
+
+    private void scheduleRenewal(Hold current) {
+        long period = Math.max(1, ttl.toNanos() / 3);
+        current.renewal = context.renewals().scheduleWithFixedDelay(() -> renew(current), period, period,
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** One background renewal; a store outage is retried at the next tick until the lease estimate ends. */
+    private void renew(Hold current) {
+        if (hold.get() != current) {
+            current.stopRenewal();
+            return;
+        }
+        long before = System.nanoTime();
+        try {
+            if (binding.store().extend(name, owner, ttl)) {
+                current.deadlineNanos = before + ttl.toNanos();
+                return;
+            }
+        } catch (RuntimeException e) {
+            if (!current.expired()) {
+                RegistryContext.warn("Renewal of lock '" + name + "' in store '" + binding.name()
+                        + "' failed; retrying while the lease lasts", e);
+                return;
+            }
+        }
+        current.lost = true;
+        current.stopRenewal();
+        RegistryContext.logLost(this);
+        if (context.hasListeners()) {
+            context.tell(listener -> listener.lost(this));
+        }
+    }
+
+    @Override
+    public <T, E extends Exception> LockResult<T> get(LockedWork<T, E> work) throws E {
+        return get() ? runHolding(work) : LockResult.notAcquired();
+    }
+
+    @Override
+    public <E extends Exception> boolean get(LockedTask<E> work) throws E {
+        return get(asWork(work)).acquired();
+    }
+
+    @Override
+    public <T, E extends Exception> LockResult<T> block(Duration wait, LockedWork<T, E> work) throws E {
+        return block(wait) ? runHolding(work) : LockResult.notAcquired();
+    }
+
+    @Override
+    public <E extends Exception> boolean block(Duration wait, LockedTask<E> work) throws E {
+        return block(wait, asWork(work)).acquired();
+    }
+
+    private static <E extends Exception> LockedWork<Void, E> asWork(LockedTask<E> task) {
+        return () -> {
+            task.run();
+            return null;
+        };
+    }
+
+    private <T, E extends Exception> LockResult<T> runHolding(LockedWork<T, E> work) throws E {
+        T value;
+        try {
+            value = work.run();
+        } catch (Throwable failure) {
+            try {
+                release();
+            } catch (RuntimeException releaseFailure) {
+                failure.addSuppressed(releaseFailure);
+            }
+            throw failure;
+        }
+        try {
+            release();
+        } catch (RuntimeException releaseFailure) {
+            stopRenewal();
+            RegistryContext.warn("Lock '" + name + "' in store '" + binding.name() + "': the work completed but the"
+                    + " release failed; the lock frees itself when its lease ends in at most " + ttl, releaseFailure);
+        }
+        return LockResult.of(value);
+    }
+
+    private void stopRenewal() {
+        Hold current = hold.get();
+        if (current != null) {
+            current.stopRenewal();
+        }
+    }
+
+    @Override
+    public boolean release() {
+        Hold current = hold.get();
+        if (current == null) {
+            return false;
+        }
+        boolean released = binding.call(name, () -> binding.store().release(name, owner));
+        current.stopRenewal();
+        hold.compareAndSet(current, null);
+        if (released && context.hasListeners()) {
+            context.tell(listener -> listener.released(this));
+        }
+        return released;
+    }
+
+    @Override
+    public boolean forceRelease() {
+        boolean released = binding.call(name, () -> binding.store().forceRelease(name));
+        if (context.hasListeners()) {
+            context.tell(listener -> listener.forceReleased(binding.name(), name, released));
+        }
+        return released;
+    }
+
+    @Override
+    public boolean extend() {
+        return extendBy(ttl);
+    }
+
+    @Override
+    public boolean extend(Duration newTtl) {
+        return extendBy(Durations.requireTtl(newTtl, name, binding.name()));
+    }
+
+    private boolean extendBy(Duration leaseTtl) {
+        Hold current = hold.get();
+        if (current == null) {
+            return false;
+        }
+        long before = System.nanoTime();
+        boolean extended = binding.call(name, () -> binding.store().extend(name, owner, leaseTtl));
+        if (extended) {
+            current.deadlineNanos = before + leaseTtl.toNanos();
+        } else {
+            current.lost = true;
+            current.stopRenewal();
+        }
+        return extended;
+    }
+
+    @Override
+    public boolean isLocked() {
+        return binding.call(name, () -> binding.store().inspect(name)).isPresent();
+    }
+
+    @Override
+    public boolean isExpired() {
+        Hold current = hold.get();
+        return current != null && current.expired();
+    }
+
+    @Override
+    public Optional<Duration> remaining() {
+        Hold current = hold.get();
+        if (current == null || current.expired()) {
+            return Optional.empty();
+        }
+        return Optional.of(Duration.ofNanos(current.deadlineNanos - System.nanoTime()));
+    }
+
+    @Override
+    public OptionalLong fence() {
+        Hold current = hold.get();
+        return current == null || current.expired() ? OptionalLong.empty() : OptionalLong.of(current.fence);
+    }
+
+    @Override
+    public String token() {
+        return Tokens.encode(binding.name(), name, owner, ttl);
+    }
+
+    @Override
+    public Lock autoExtend() {
+        return new DefaultLock(context, binding, name, ttl, Owners.next(), purpose, true);
+    }
+
+    @Override
+    public Lock purpose(String newPurpose) {
+        return new DefaultLock(context, binding, name, ttl, Owners.next(), newPurpose, autoExtend);
+    }
+
+    /**
+     * Takes over the hold of this handle's owner, if the store says the owner holds the lock: for handles
+     * restored from a token.
+     */
+    public DefaultLock adoptHold() {
+        Optional<LockEntry> entry = binding.call(name, () -> binding.store().inspect(name));
+        long now = System.nanoTime();
+        entry.filter(live -> live.owner().equals(owner))
+                .ifPresent(live -> hold.set(new Hold(live.fence(), now + live.remaining().toNanos())));
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        Hold current = hold.get();
+        return "Lock[" + binding.name() + ":" + name + ", ttl=" + ttl + ", "
+                + (current == null ? "not held" : current.expired() ? "expired" : "held, fence " + current.fence)
+                + "]";
+    }
+}

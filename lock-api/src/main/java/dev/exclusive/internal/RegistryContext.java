@@ -1,0 +1,120 @@
+package dev.exclusive.internal;
+
+import dev.exclusive.Lock;
+import dev.exclusive.LockListener;
+import dev.exclusive.UnknownStoreException;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * What every view of one registry shares: its stores, instance name, listeners, and the renewal thread that
+ * {@code autoExtend} handles use, created the first time one needs it.
+ */
+public final class RegistryContext implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger("dev.exclusive");
+
+    private final Map<String, StoreBinding> stores;
+    private final String instanceName;
+    private final List<LockListener> listeners;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile ScheduledThreadPoolExecutor renewals;
+
+    public RegistryContext(Map<String, StoreBinding> stores, String instanceName, List<LockListener> listeners) {
+        this.stores = Map.copyOf(stores);
+        this.instanceName = instanceName;
+        this.listeners = List.copyOf(listeners);
+    }
+
+    public String instanceName() {
+        return instanceName;
+    }
+
+    public Map<String, StoreBinding> stores() {
+        return stores;
+    }
+
+    /** @throws UnknownStoreException naming the configured stores, if {@code storeName} is not one */
+    public StoreBinding binding(String storeName) {
+        StoreBinding binding = stores.get(storeName);
+        if (binding == null) {
+            throw new UnknownStoreException("Unknown store '" + storeName + "'; configured stores: "
+                    + String.join(", ", new java.util.TreeSet<>(stores.keySet())), storeName, stores.keySet());
+        }
+        return binding;
+    }
+
+    /** Tells every listener, isolating the caller from listener failures. */
+    public void tell(Consumer<LockListener> event) {
+        for (LockListener listener : listeners) {
+            try {
+                event.accept(listener);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Lock listener " + listener + " failed; ignored", e);
+            }
+        }
+    }
+
+    public boolean hasListeners() {
+        return !listeners.isEmpty();
+    }
+
+    /** The scheduler that renews auto-extending leases; one daemon thread per registry. */
+    public ScheduledThreadPoolExecutor renewals() {
+        ScheduledThreadPoolExecutor executor = renewals;
+        if (executor == null) {
+            synchronized (this) {
+                executor = renewals;
+                if (executor == null) {
+                    executor = new ScheduledThreadPoolExecutor(1, task -> {
+                        Thread thread = new Thread(task, "exclusive-renewal-" + instanceName);
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+                    executor.setRemoveOnCancelPolicy(true);
+                    renewals = executor;
+                }
+            }
+        }
+        return executor;
+    }
+
+    static void warn(String message, Throwable cause) {
+        LOG.log(Level.WARNING, message, cause);
+    }
+
+    static void logLost(Lock lock) {
+        LOG.log(Level.WARNING, "Lock ''{0}'' in store ''{1}'' was lost while auto-extending: its lease ended"
+                + " before a renewal reached the store", lock.name(), lock.storeName());
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        ScheduledThreadPoolExecutor executor = renewals;
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+        RuntimeException failure = null;
+        for (StoreBinding binding : stores.values()) {
+            try {
+                binding.store().close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.exclusive.internal;
+
+import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.LockStore;
+import java.util.function.Supplier;
+
+/**
+ * A store as the registry configured it: its name, the store, and the prefix put before every lock name.
+ *
+ * @param name   the store's configured name
+ * @param store  the store
+ * @param prefix prepended to lock names; may be empty
+ */
+public record StoreBinding(String name, LockStore store, String prefix) {
+
+    /** @return {@code name} with this store's prefix */
+    public String fullName(String name) {
+        return prefix.isEmpty() ? name : prefix + name;
+    }
+
+    /**
+     * Runs a store call, adding the store's name and the lock's to an unavailability the store reported
+     * without them.
+     */
+    public <T> T call(String lockName, Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (LockStoreUnavailableException e) {
+            if (e.storeName().isPresent() && e.lockName().isPresent()) {
+                throw e;
+            }
+            String what = lockName == null ? "" : " for lock '" + lockName + "'";
+            throw new LockStoreUnavailableException("Store '" + name + "' is unavailable" + what + ": "
+                    + e.getMessage(), lockName, name, e.getCause() == null ? e : e.getCause());
+        }
+    }
+}

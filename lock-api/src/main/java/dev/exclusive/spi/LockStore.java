@@ -1,0 +1,121 @@
+package dev.exclusive.spi;
+
+import dev.exclusive.LockHolder;
+import dev.exclusive.LockStoreUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where locks live. One instance per configured store, shared by every handle and thread: implementations are
+ * thread-safe.
+ *
+ * <p>The core ({@code LockRegistry}) validates every name, owner and duration before it calls a store, so
+ * stores receive only valid names (see {@link dev.exclusive.LockNames}), non-blank owners and ttls of at least
+ * one millisecond. Stores hold no per-handle state: every operation names its lock and owner.
+ *
+ * <p>Failures: an operation that cannot reach the backend, or gets no answer within the store's timeout,
+ * throws {@link LockStoreUnavailableException}; stores never hang and never answer {@code false} for "could
+ * not ask". The store's name is filled in by the core when the store leaves it out.
+ *
+ * <p>Each implementation states its algorithm in its class javadoc: how acquire, release and extend are
+ * atomic, which clock decides expiry, how fences increase.
+ */
+public interface LockStore extends AutoCloseable {
+
+    /**
+     * One attempt to acquire {@code name} for {@code owner}: succeeds if nobody holds it or its lease has
+     * expired, atomically with respect to every other operation on the name from any process.
+     *
+     * <p>If {@code owner} itself already holds the lock, the attempt is {@link Acquisition.Busy} and its lease
+     * is left unchanged: a handle is not reentrant.
+     *
+     * @param name   the full lock name
+     * @param owner  the acquiring handle's owner id
+     * @param holder who is acquiring, recorded for operators
+     * @param ttl    how long the lease lasts unless extended or released; at least 1 ms
+     * @return the lease granted, with a fence greater than every fence granted for {@code name} before, or
+     *         {@link Acquisition.Busy}
+     * @throws LockStoreUnavailableException if the backend cannot be reached; the lock is then not held by
+     *                                       {@code owner}, or will expire at its ttl
+     */
+    Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl);
+
+    /**
+     * Releases {@code name} if {@code owner} holds a live lease on it, and wakes its waiters.
+     *
+     * @return {@code true} if this call released it; {@code false} if it was free, expired, or held by
+     *         another owner (then it is left as it is)
+     * @throws LockStoreUnavailableException if the backend cannot be reached
+     */
+    boolean release(String name, String owner);
+
+    /**
+     * Releases {@code name} whoever holds it, and wakes its waiters.
+     *
+     * @return {@code true} if a live lease was removed; {@code false} if it was free or expired
+     * @throws LockStoreUnavailableException if the backend cannot be reached
+     */
+    boolean forceRelease(String name);
+
+    /**
+     * Sets the lease of {@code owner} on {@code name} to end {@code ttl} from now, if {@code owner} still holds
+     * a live lease. The fence and acquisition time stay as they are.
+     *
+     * @return {@code true} if extended; {@code false} if the lease expired or another owner holds the lock
+     * @throws LockStoreUnavailableException if the backend cannot be reached
+     */
+    boolean extend(String name, String owner, Duration ttl);
+
+    /**
+     * @return the live lock named {@code name}, or empty if it is free or expired
+     * @throws LockStoreUnavailableException if the backend cannot be reached
+     */
+    Optional<LockEntry> inspect(String name);
+
+    /**
+     * Lists live locks whose full name starts with {@code prefix} (taken literally: no pattern characters),
+     * in no particular order.
+     *
+     * @param prefix a name prefix, possibly empty
+     * @param limit  the most entries to return; positive
+     * @return at most {@code limit} live entries
+     * @throws LockStoreUnavailableException if the backend cannot be reached
+     */
+    List<LockEntry> list(String prefix, int limit);
+
+    /**
+     * How waiters pace their re-checks in this store. The default is a backoff from 5 ms to 200 ms.
+     *
+     * @return this store's policy
+     */
+    default WaitPolicy waitPolicy() {
+        return WaitPolicy.backoff(Duration.ofMillis(5), Duration.ofMillis(200));
+    }
+
+    /**
+     * Blocks until {@code name} may have become free, or {@code maxWait} passes. Stores wake waiters on release
+     * (a local signal, a pub/sub message); spurious and early returns are allowed, since the caller tries
+     * again. The default just sleeps for {@code maxWait}.
+     *
+     * @param name    the full lock name
+     * @param maxWait the longest to block; positive
+     * @throws InterruptedException if the thread is interrupted while blocked
+     */
+    default void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        Thread.sleep(Math.max(1, maxWait.toMillis()));
+    }
+
+    /**
+     * Checks that the backend answers, for health checks.
+     *
+     * @throws LockStoreUnavailableException if it does not
+     */
+    default void ping() {
+        inspect("exclusive:ping");
+    }
+
+    /** Releases the store's connections and threads; locks it holds stay until they expire. Idempotent. */
+    @Override
+    void close();
+}

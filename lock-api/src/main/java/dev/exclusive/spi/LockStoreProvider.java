@@ -1,0 +1,57 @@
+package dev.exclusive.spi;
+
+import dev.exclusive.LockConfigurationException;
+import dev.exclusive.UnknownStoreException;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+
+/**
+ * Builds stores of one type from settings, so that configuration can name stores by type
+ * ({@code exclusive.store.shared.type=redis}). Implementations are registered in
+ * {@code META-INF/services/dev.exclusive.spi.LockStoreProvider} and need a public no-argument constructor.
+ */
+public interface LockStoreProvider {
+
+    /** @return the type this provider builds, such as {@code memory}, {@code file}, {@code redis}, {@code jpa} */
+    String type();
+
+    /**
+     * Builds a store.
+     *
+     * @param storeName the configured store's name, for messages
+     * @param settings  the store's settings with the {@code exclusive.store.<name>.} prefix removed, and without
+     *                  {@code type} and {@code prefix}, which the core handles
+     * @return a new store, which the caller closes
+     * @throws LockConfigurationException if a setting is missing, malformed or unknown: the message names the
+     *                                    key and the fix
+     */
+    LockStore create(String storeName, Map<String, String> settings);
+
+    /**
+     * Finds the provider of a store type with {@link ServiceLoader}.
+     *
+     * @param type        the store type
+     * @param classLoader where to look
+     * @return the provider
+     * @throws UnknownStoreException if none is installed; the message lists the installed types and the module
+     *                               that brings the missing one
+     */
+    static LockStoreProvider forType(String type, ClassLoader classLoader) {
+        Map<String, LockStoreProvider> providers = new TreeMap<>();
+        for (LockStoreProvider provider : ServiceLoader.load(LockStoreProvider.class, classLoader)) {
+            providers.putIfAbsent(provider.type(), provider);
+        }
+        LockStoreProvider provider = providers.get(type);
+        if (provider == null) {
+            String module = switch (String.valueOf(type)) {
+                case "redis" -> " (add dev.exclusive:lock-redis to the application)";
+                case "jpa" -> " (add dev.exclusive:lock-jpa to the application)";
+                default -> "";
+            };
+            throw new UnknownStoreException("Unknown store type '" + type + "'" + module + "; installed types: "
+                    + String.join(", ", providers.keySet()), null, providers.keySet());
+        }
+        return provider;
+    }
+}

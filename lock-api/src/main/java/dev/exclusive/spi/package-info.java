@@ -1,0 +1,6 @@
+/**
+ * The store SPI, for those who write a store: implement {@link dev.exclusive.spi.LockStore}, register a
+ * {@link dev.exclusive.spi.LockStoreProvider} with {@link java.util.ServiceLoader}, and run the contract
+ * suite ({@code LockStoreContract} in lock-api's test-jar) against it.
+ */
+package dev.exclusive.spi;
