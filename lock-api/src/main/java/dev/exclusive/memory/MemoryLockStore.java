@@ -1,0 +1,205 @@
+package dev.exclusive.memory;
+
+import dev.exclusive.LockHolder;
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LocalSignals;
+import dev.exclusive.spi.LockEntry;
+import dev.exclusive.spi.LockStore;
+import dev.exclusive.spi.WaitPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Locks shared by the threads of one JVM.
+ *
+ * <p>Algorithm. Leases live in a {@link ConcurrentHashMap} from name to an immutable entry (owner, holder,
+ * fence, expiry on the monotonic clock). Every state change is one {@code compute} on the name's key, which the
+ * map runs atomically with respect to every other change of that key:
+ * <ol>
+ * <li>acquire: if there is no entry, or its expiry has passed, put a new entry with the next fence; else keep
+ * the entry and answer busy with its remaining time;</li>
+ * <li>release: if the entry is live and its owner matches, remove it; then signal the name's waiters;</li>
+ * <li>extend: if the entry is live and its owner matches, replace it with one that expires {@code ttl} from now;
+ * </li>
+ * <li>force-release: remove a live entry whoever owns it; then signal.</li>
+ * </ol>
+ * Fences come from one counter per store, so they increase across every name, and therefore per name, also
+ * after release and expiry. Released entries are removed at once; expired ones are removed when their name is
+ * next touched, and by a sweep that runs every 4,096 acquisitions once the map holds more than 1,024 entries,
+ * so a million one-off names leave no growth. Waiters are woken by a local signal on release and sleep until the
+ * holder's expiry otherwise: no polling. Expiry follows the JVM's monotonic clock ({@link System#nanoTime()}),
+ * so wall-clock changes do not move it; wall-clock times in {@link LockEntry} are derived for display.
+ */
+public final class MemoryLockStore implements LockStore {
+
+    private static final int SWEEP_EVERY = 4096;
+    private static final int SWEEP_ABOVE = 1024;
+
+    private final ConcurrentHashMap<String, Entry> locks = new ConcurrentHashMap<>();
+    private final LocalSignals signals = new LocalSignals();
+    private final AtomicLong fences = new AtomicLong();
+    private final AtomicLong acquisitions = new AtomicLong();
+    private final LongSupplier nanoClock;
+
+    /** One lease; immutable, replaced on every change. */
+    private record Entry(String owner, LockHolder holder, long fence, long acquiredNanos, long expiresNanos) {
+        boolean liveAt(long now) {
+            return expiresNanos - now > 0;
+        }
+    }
+
+    /** A store on the JVM's monotonic clock. */
+    public MemoryLockStore() {
+        this(System::nanoTime);
+    }
+
+    /**
+     * A store on a given monotonic clock, for tests that move time by hand.
+     *
+     * @param nanoClock nanoseconds that never go back, like {@link System#nanoTime()}
+     */
+    public MemoryLockStore(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
+
+    @Override
+    public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
+        long now = nanoClock.getAsLong();
+        long ttlNanos = ttl.toNanos();
+        Entry[] previous = new Entry[1];
+        Entry current = locks.compute(name, (key, existing) -> {
+            if (existing != null && existing.liveAt(now)) {
+                previous[0] = existing;
+                return existing;
+            }
+            return new Entry(owner, holder, fences.incrementAndGet(), now, now + ttlNanos);
+        });
+        if (previous[0] != null) {
+            return new Acquisition.Busy(Duration.ofNanos(current.expiresNanos - now));
+        }
+        if (acquisitions.incrementAndGet() % SWEEP_EVERY == 0 && locks.size() > SWEEP_ABOVE) {
+            sweep(now);
+        }
+        return new Acquisition.Acquired(current.fence, wallClock(now, now), wallClock(now, current.expiresNanos));
+    }
+
+    @Override
+    public boolean release(String name, String owner) {
+        long now = nanoClock.getAsLong();
+        boolean[] released = new boolean[1];
+        locks.computeIfPresent(name, (key, existing) -> {
+            if (!existing.liveAt(now)) {
+                return null;
+            }
+            if (existing.owner.equals(owner)) {
+                released[0] = true;
+                return null;
+            }
+            return existing;
+        });
+        if (released[0]) {
+            signals.signal(name);
+        }
+        return released[0];
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        long now = nanoClock.getAsLong();
+        Entry removed = locks.remove(name);
+        if (removed != null) {
+            signals.signal(name);
+        }
+        return removed != null && removed.liveAt(now);
+    }
+
+    @Override
+    public boolean extend(String name, String owner, Duration ttl) {
+        long now = nanoClock.getAsLong();
+        boolean[] extended = new boolean[1];
+        locks.computeIfPresent(name, (key, existing) -> {
+            if (!existing.liveAt(now)) {
+                return null;
+            }
+            if (!existing.owner.equals(owner)) {
+                return existing;
+            }
+            extended[0] = true;
+            return new Entry(owner, existing.holder, existing.fence, existing.acquiredNanos, now + ttl.toNanos());
+        });
+        return extended[0];
+    }
+
+    @Override
+    public Optional<LockEntry> inspect(String name) {
+        long now = nanoClock.getAsLong();
+        Entry entry = locks.get(name);
+        return entry != null && entry.liveAt(now) ? Optional.of(toEntry(name, entry, now)) : Optional.empty();
+    }
+
+    @Override
+    public List<LockEntry> list(String prefix, int limit) {
+        long now = nanoClock.getAsLong();
+        List<LockEntry> live = new ArrayList<>();
+        for (Map.Entry<String, Entry> lock : locks.entrySet()) {
+            if (live.size() >= limit) {
+                break;
+            }
+            if (lock.getKey().startsWith(prefix) && lock.getValue().liveAt(now)) {
+                live.add(toEntry(lock.getKey(), lock.getValue(), now));
+            }
+        }
+        return live;
+    }
+
+    /** Releases and expiries both reach waiters: a release signals, an expiry bounds the waiter's sleep. */
+    @Override
+    public WaitPolicy waitPolicy() {
+        return WaitPolicy.signalled();
+    }
+
+    @Override
+    public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        signals.await(name, maxWait, () -> {
+            Entry entry = locks.get(name);
+            return entry != null && entry.liveAt(nanoClock.getAsLong());
+        });
+    }
+
+    @Override
+    public void ping() {
+        // Always reachable: it is this JVM.
+    }
+
+    /** Drops every lease; a closed store is empty. */
+    @Override
+    public void close() {
+        locks.clear();
+        signals.signalAll();
+    }
+
+    /** @return how many entries the map holds, live or not yet reclaimed (for tests of reclamation) */
+    int size() {
+        return locks.size();
+    }
+
+    private void sweep(long now) {
+        locks.values().removeIf(entry -> !entry.liveAt(now));
+    }
+
+    private LockEntry toEntry(String name, Entry entry, long now) {
+        return new LockEntry(name, entry.owner, entry.holder, wallClock(now, entry.acquiredNanos),
+                wallClock(now, entry.expiresNanos), Duration.ofNanos(entry.expiresNanos - now), entry.fence);
+    }
+
+    private static Instant wallClock(long now, long nanos) {
+        return Instant.now().plusNanos(nanos - now);
+    }
+}

@@ -1,0 +1,815 @@
+package dev.exclusive.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.exclusive.InvalidLockDurationException;
+import dev.exclusive.InvalidLockNameException;
+import dev.exclusive.InvalidLockTokenException;
+import dev.exclusive.Lock;
+import dev.exclusive.LockInfo;
+import dev.exclusive.LockInterruptedException;
+import dev.exclusive.LockRegistry;
+import dev.exclusive.LockResult;
+import dev.exclusive.UnknownStoreException;
+import dev.exclusive.spi.LockStore;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The behaviour every {@link LockStore} must show, run through the public API. A store's test extends this
+ * class and says how to open a store on its backend; the suite does the rest.
+ *
+ * <p>Each test works under a fresh random prefix, so stores on shared backends (a Redis, a database) need no
+ * cleanup between tests. Timing assertions are loose bounds that prove a mechanism (a waiter wakes on release,
+ * not after a polling interval), never speed measurements.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class LockStoreContract {
+
+    /** The name of the store in the registries the suite builds. */
+    protected static final String STORE = "contract";
+
+    private final List<LockRegistry> registries = new ArrayList<>();
+    private final List<ExecutorService> executors = new ArrayList<>();
+    private String prefix;
+    private LockStore store;
+
+    /** The registry every test uses, over {@link #createStore()} under this test's prefix. */
+    protected LockRegistry registry;
+
+    /**
+     * Opens a store on this test's backend. Called once per test; the suite closes it.
+     *
+     * @return a new store
+     */
+    protected abstract LockStore createStore();
+
+    /**
+     * Opens a second store on the same backend, as another process or server would. The default opens a new
+     * one with {@link #createStore()}; a store that coordinates only inside one instance (memory) returns
+     * {@code first}.
+     *
+     * @param first the store the test already uses
+     * @return a store that shares the backend of {@code first}
+     */
+    protected LockStore createPeerStore(LockStore first) {
+        return createStore();
+    }
+
+    /** @return a ttl short enough to wait out in a test, long enough for the store to be asked twice */
+    protected Duration shortTtl() {
+        return Duration.ofMillis(400);
+    }
+
+    /** @return how many threads the contention test runs (16 unless a store's backend is slow) */
+    protected int contentionThreads() {
+        return 16;
+    }
+
+    /** @return how many acquisitions each contention thread makes */
+    protected int contentionRounds() {
+        return 500;
+    }
+
+    @BeforeEach
+    void openRegistry() {
+        prefix = "contract-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+        store = createStore();
+        registry = newRegistry(store);
+    }
+
+    @AfterEach
+    void closeEverything() throws InterruptedException {
+        for (ExecutorService executor : executors) {
+            executor.shutdownNow();
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        for (LockRegistry each : registries) {
+            each.close();
+        }
+    }
+
+    /** @return a registry over {@code backend} with this test's prefix */
+    protected final LockRegistry newRegistry(LockStore backend) {
+        LockRegistry created = LockRegistry.builder().store(STORE, backend, prefix).instanceName("contract-node").build();
+        registries.add(created);
+        return created;
+    }
+
+    /** @return a registry on a peer store: another process or server */
+    protected final LockRegistry peerRegistry() {
+        return newRegistry(createPeerStore(store));
+    }
+
+    protected final Lock lock(String name) {
+        return registry.lock(name, Duration.ofSeconds(30));
+    }
+
+    // ---------------------------------------------------------------- acquisition and exclusivity
+
+    @Test
+    void lockAcquiresNothing() {
+        Lock lock = lock("reports:daily");
+        assertFalse(lock.isLocked());
+        assertTrue(lock.fence().isEmpty());
+        assertTrue(lock.remaining().isEmpty());
+        assertFalse(lock.isExpired());
+    }
+
+    @Test
+    void nameIncludesTheStorePrefix() {
+        assertEquals(prefix + "reports:daily", lock("reports:daily").name());
+        assertEquals(STORE, lock("reports:daily").storeName());
+    }
+
+    @Test
+    void getAcquiresAFreeLock() {
+        Lock lock = lock("reports:daily");
+        assertTrue(lock.get());
+        assertTrue(lock.isLocked());
+        assertTrue(lock.fence().isPresent());
+        assertFalse(lock.isExpired());
+    }
+
+    @Test
+    void secondHandleCannotGetAHeldLock() {
+        assertTrue(lock("reports:daily").get());
+        assertFalse(lock("reports:daily").get());
+    }
+
+    @Test
+    void handleOnAnotherServerCannotGetAHeldLock() {
+        assertTrue(lock("reports:daily").get());
+        assertFalse(peerRegistry().lock("reports:daily", Duration.ofSeconds(30)).get());
+    }
+
+    @Test
+    void holdingHandleIsNotReentrant() {
+        Lock lock = lock("reports:daily");
+        assertTrue(lock.get());
+        long fence = lock.fence().getAsLong();
+        assertFalse(lock.get());
+        assertEquals(fence, lock.fence().getAsLong());
+        assertTrue(lock.release());
+    }
+
+    @Test
+    void differentNamesDoNotExcludeEachOther() {
+        assertTrue(lock("imports:users").get());
+        assertTrue(lock("imports:orders").get());
+    }
+
+    @Test
+    void isLockedForNewAcquiredAndExpiredLocks() {
+        Lock lock = registry.lock("isLocked", shortTtl());
+        assertFalse(lock.isLocked());
+        assertTrue(lock.get());
+        assertTrue(lock.isLocked());
+        assertTrue(lock("isLocked").isLocked());
+        awaitTrue(() -> !lock.isLocked(), shortTtl().multipliedBy(10));
+        assertTrue(lock.isExpired());
+    }
+
+    // ---------------------------------------------------------------- release
+
+    @Test
+    void releaseFreesTheLock() {
+        Lock lock = lock("exports:nightly");
+        assertTrue(lock.get());
+        assertTrue(lock.release());
+        assertFalse(lock.isLocked());
+        assertTrue(lock("exports:nightly").get());
+    }
+
+    @Test
+    void releaseByAnotherOwnerReturnsFalseAndKeepsTheLock() {
+        Lock holder = lock("exports:nightly");
+        assertTrue(holder.get());
+        Lock other = lock("exports:nightly");
+        assertFalse(other.get());
+        assertFalse(other.release());
+        assertTrue(holder.isLocked());
+        assertTrue(holder.release());
+    }
+
+    @Test
+    void releaseWithoutAcquiringReturnsFalse() {
+        assertFalse(lock("exports:nightly").release());
+    }
+
+    @Test
+    void secondReleaseReturnsFalse() {
+        Lock lock = lock("exports:nightly");
+        assertTrue(lock.get());
+        assertTrue(lock.release());
+        assertFalse(lock.release());
+    }
+
+    @Test
+    void releaseAfterExpiryReturnsFalse() {
+        Lock lock = registry.lock("expiring", shortTtl());
+        assertTrue(lock.get());
+        awaitTrue(() -> !lock.isLocked(), shortTtl().multipliedBy(10));
+        assertFalse(lock.release());
+    }
+
+    @Test
+    void releaseAfterExpiryDoesNotFreeTheNextHolder() {
+        Lock first = registry.lock("expiring", shortTtl());
+        assertTrue(first.get());
+        awaitTrue(() -> !first.isLocked(), shortTtl().multipliedBy(10));
+        Lock second = lock("expiring");
+        assertTrue(second.get());
+        assertFalse(first.release());
+        assertTrue(second.isLocked());
+    }
+
+    @Test
+    void expiredLockCanBeAcquiredByAnother() {
+        Lock first = registry.lock("expiring", shortTtl());
+        assertTrue(first.get());
+        Lock second = lock("expiring");
+        awaitTrue(second::get, shortTtl().multipliedBy(10));
+        assertTrue(second.isLocked());
+    }
+
+    @Test
+    void forceReleaseFreesAnotherHandlesLock() {
+        Lock holder = lock("stuck");
+        assertTrue(holder.get());
+        assertTrue(lock("stuck").forceRelease());
+        assertFalse(holder.isLocked());
+        assertFalse(holder.release());
+        assertTrue(lock("stuck").get());
+    }
+
+    @Test
+    void forceReleaseOfAFreeLockReturnsFalse() {
+        assertFalse(lock("free").forceRelease());
+        assertFalse(registry.forceRelease("free"));
+    }
+
+    @Test
+    void registryForceReleasesByNameAndByListedLock() {
+        assertTrue(lock("by-name").get());
+        assertTrue(registry.forceRelease("by-name"));
+        assertTrue(lock("by-info").get());
+        LockInfo info = registry.liveLocks("by-info", 10).get(0);
+        assertTrue(peerRegistry().forceRelease(info));
+        assertFalse(lock("by-info").isLocked());
+    }
+
+    // ---------------------------------------------------------------- ttl and extension
+
+    @Test
+    void customTtlIsHonoured() {
+        Lock shortLived = registry.lock("short", shortTtl());
+        Lock longLived = registry.lock("long", Duration.ofSeconds(60));
+        assertTrue(shortLived.get());
+        assertTrue(longLived.get());
+        Duration remaining = registry.liveLocks("long", 1).get(0).remaining();
+        assertTrue(remaining.compareTo(Duration.ofSeconds(50)) > 0 && remaining.compareTo(Duration.ofSeconds(60)) <= 0,
+                "a 60 s lease has about 60 s left, got " + remaining);
+        awaitTrue(() -> !shortLived.isLocked(), shortTtl().multipliedBy(10));
+        assertTrue(longLived.isLocked());
+    }
+
+    @Test
+    void ttlInSecondsIsHonoured() {
+        Lock lock = registry.lock("seconds", 90);
+        assertEquals(Duration.ofSeconds(90), lock.ttl());
+        assertTrue(lock.get());
+        Duration remaining = registry.liveLocks("seconds", 1).get(0).remaining();
+        assertTrue(remaining.compareTo(Duration.ofSeconds(80)) > 0, "got " + remaining);
+    }
+
+    @Test
+    void extendProlongsTheLease() throws InterruptedException {
+        Lock lock = registry.lock("extended", shortTtl());
+        assertTrue(lock.get());
+        assertTrue(lock.extend(Duration.ofSeconds(60)));
+        Thread.sleep(shortTtl().multipliedBy(2).toMillis()); // the original lease would be over by now
+        assertTrue(lock.isLocked());
+        assertFalse(lock.isExpired());
+        assertTrue(lock.remaining().orElseThrow().compareTo(Duration.ofSeconds(50)) > 0);
+        assertTrue(lock.extend(), "extend() renews for the handle's own ttl");
+        assertTrue(lock.release());
+    }
+
+    @Test
+    void extendKeepsTheFence() {
+        Lock lock = lock("extended");
+        assertTrue(lock.get());
+        long fence = lock.fence().getAsLong();
+        assertTrue(lock.extend());
+        assertEquals(fence, lock.fence().getAsLong());
+        assertEquals(fence, registry.liveLocks("extended", 1).get(0).fence());
+    }
+
+    @Test
+    void extendFailsWhenNotHeld() {
+        Lock lock = lock("extended");
+        assertFalse(lock.extend(), "never acquired");
+        assertTrue(lock.get());
+        assertTrue(lock.release());
+        assertFalse(lock.extend(), "released");
+
+        Lock expiring = registry.lock("extended-expiring", shortTtl());
+        assertTrue(expiring.get());
+        awaitTrue(() -> !expiring.isLocked(), shortTtl().multipliedBy(10));
+        assertFalse(expiring.extend(), "expired");
+
+        Lock forced = lock("extended-forced");
+        assertTrue(forced.get());
+        assertTrue(lock("extended-forced").forceRelease());
+        assertTrue(lock("extended-forced").get());
+        assertFalse(forced.extend(), "held by someone else");
+    }
+
+    @Test
+    void autoExtendKeepsTheLeaseWhileWorkRuns() throws InterruptedException {
+        Lock lock = registry.lock("auto", shortTtl()).autoExtend();
+        LockResult<String> result = lock.get(() -> {
+            Thread.sleep(shortTtl().multipliedBy(4).toMillis());
+            assertTrue(lock("auto").isLocked(), "still held after four ttls");
+            assertFalse(lock("auto").get());
+            assertFalse(lock.isExpired());
+            return "done";
+        });
+        assertEquals("done", result.value());
+        assertFalse(lock.isLocked(), "released when the work ends");
+    }
+
+    @Test
+    void autoExtendReportsALostLease() {
+        Lock lock = registry.lock("auto-lost", shortTtl()).autoExtend();
+        assertTrue(lock.get());
+        assertTrue(lock("auto-lost").forceRelease());
+        awaitTrue(lock::isExpired, shortTtl().multipliedBy(10));
+        assertTrue(lock.fence().isEmpty());
+        assertFalse(lock.release());
+    }
+
+    // ---------------------------------------------------------------- restore
+
+    @Test
+    void restoreFromATokenInAnotherRegistryThenRelease() {
+        Lock lock = lock("imports:users");
+        assertTrue(lock.get());
+        Lock restored = peerRegistry().restore(lock.token());
+        assertEquals(lock.name(), restored.name());
+        assertEquals(lock.owner(), restored.owner());
+        assertEquals(lock.ttl(), restored.ttl());
+        assertEquals(lock.fence(), restored.fence());
+        assertTrue(restored.remaining().isPresent());
+        assertTrue(restored.extend());
+        assertTrue(restored.release());
+        assertFalse(lock.isLocked());
+        assertFalse(lock.release());
+    }
+
+    @Test
+    void restoredHandleOfAnUnheldLockHoldsNothing() {
+        Lock lock = lock("imports:users");
+        Lock restored = registry.restore(lock.token());
+        assertTrue(restored.fence().isEmpty());
+        assertFalse(restored.release());
+        assertTrue(lock("imports:users").get());
+        assertFalse(registry.restore(lock.token()).release(), "someone else holds it now");
+    }
+
+    @Test
+    void badTokensAreRejected() {
+        for (String token : new String[] {null, "", "x1", "x1.a.b.c.d", "not a token", "x1.Y29udHJhY3Q.bmFtZQ..1000",
+                "x1.Y29udHJhY3Q.bmFtZQ.b3duZXI.-5"}) {
+            assertThrows(InvalidLockTokenException.class, () -> registry.restore(token), String.valueOf(token));
+        }
+        LockRegistry elsewhere = LockRegistry.builder().store("elsewhere", createPeerStore(store)).build();
+        registries.add(elsewhere);
+        String foreign = elsewhere.lock("x", 10).token();
+        UnknownStoreException unknown = assertThrows(UnknownStoreException.class, () -> registry.restore(foreign));
+        assertTrue(unknown.getMessage().contains("elsewhere") && unknown.getMessage().contains(STORE),
+                unknown.getMessage());
+    }
+
+    // ---------------------------------------------------------------- work under the lock
+
+    @Test
+    void getWithWorkReturnsTheResultAndReleases() {
+        Lock lock = lock("reports:daily");
+        LockResult<String> result = lock.get(() -> {
+            assertTrue(lock("reports:daily").isLocked());
+            return "rebuilt";
+        });
+        assertTrue(result.acquired());
+        assertEquals("rebuilt", result.value());
+        assertFalse(lock.isLocked());
+    }
+
+    @Test
+    void getWithWorkDoesNotRunWhenBusy() {
+        assertTrue(lock("reports:daily").get());
+        AtomicBoolean ran = new AtomicBoolean();
+        LockResult<String> result = lock("reports:daily").get(() -> {
+            ran.set(true);
+            return "rebuilt";
+        });
+        assertFalse(result.acquired());
+        assertFalse(ran.get());
+        assertEquals("skipped", result.orElse("skipped"));
+        assertThrows(IllegalStateException.class, result::value);
+    }
+
+    @Test
+    void getWithWorkRethrowsRuntimeExceptionsAndReleases() {
+        Lock lock = lock("reports:daily");
+        IllegalStateException thrown = new IllegalStateException("report failed");
+        IllegalStateException caught = assertThrows(IllegalStateException.class, () -> lock.get(() -> {
+            throw thrown;
+        }));
+        assertSame(thrown, caught);
+        assertFalse(lock.isLocked());
+    }
+
+    @Test
+    void getWithWorkRethrowsCheckedExceptionsUnchangedAndReleases() {
+        Lock lock = lock("reports:daily");
+        IOException thrown = new IOException("disk full");
+        IOException caught = assertThrows(IOException.class, () -> lock.get(() -> {
+            throw thrown;
+        }));
+        assertSame(thrown, caught);
+        assertFalse(lock.isLocked());
+    }
+
+    @Test
+    void getWithTaskRunsIt() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        assertTrue(lock("task").get(() -> {
+            runs.incrementAndGet();
+        }));
+        assertTrue(lock("task").block(Duration.ofSeconds(1), () -> {
+            runs.incrementAndGet();
+        }));
+        assertEquals(2, runs.get());
+        assertFalse(lock("task").isLocked());
+    }
+
+    @Test
+    void blockWithWorkRethrowsAndReleases() {
+        Lock lock = lock("imports:users");
+        IOException thrown = new IOException("import failed");
+        assertSame(thrown, assertThrows(IOException.class, () -> lock.block(Duration.ofSeconds(1), () -> {
+            throw thrown;
+        })));
+        assertFalse(lock.isLocked());
+    }
+
+    // ---------------------------------------------------------------- waiting
+
+    @Test
+    void blockAcquiresAFreeLockAtOnce() {
+        assertTrue(lock("imports:users").block(Duration.ofSeconds(5)));
+    }
+
+    @Test
+    void blockReturnsSoonAfterTheHolderReleases() throws Exception {
+        Lock holder = lock("imports:users");
+        assertTrue(holder.get());
+        AtomicLong releasedAt = new AtomicLong();
+        CountDownLatch waiting = new CountDownLatch(1);
+        Future<Long> waiter = executor().submit(() -> {
+            waiting.countDown();
+            assertTrue(lock("imports:users").block(Duration.ofSeconds(20)));
+            return System.nanoTime();
+        });
+        waiting.await();
+        Thread.sleep(1_500); // long enough for any backoff to reach its longest pause
+        releasedAt.set(System.nanoTime());
+        assertTrue(holder.release());
+        long handoffMillis = TimeUnit.NANOSECONDS.toMillis(waiter.get(10, TimeUnit.SECONDS) - releasedAt.get());
+        assertTrue(handoffMillis < maxHandoff().toMillis(), "the waiter woke " + handoffMillis
+                + " ms after the release; a wake-up should take far less than a polling interval");
+    }
+
+    /** @return the loosest handoff the wake-up test accepts: far below a 250 ms polling interval */
+    protected Duration maxHandoff() {
+        return Duration.ofMillis(120);
+    }
+
+    @Test
+    void blockWakesWhenTheHoldersLeaseExpires() {
+        assertTrue(registry.lock("imports:users", shortTtl()).get());
+        long start = System.nanoTime();
+        assertTrue(lock("imports:users").block(Duration.ofSeconds(20)));
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(waited < shortTtl().toMillis() + 1_000, "waited " + waited + " ms for a " + shortTtl() + " lease");
+    }
+
+    @Test
+    void blockGivesUpAfterTheWait() {
+        assertTrue(lock("imports:users").get());
+        long start = System.nanoTime();
+        assertFalse(lock("imports:users").block(Duration.ofMillis(300)));
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(waited >= 290 && waited < 3_000, "waited " + waited + " ms for 300 ms");
+    }
+
+    @Test
+    void blockWithZeroWaitIsOneAttempt() {
+        assertTrue(lock("imports:users").get());
+        long start = System.nanoTime();
+        assertFalse(lock("imports:users").block(Duration.ZERO));
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) < 1_000);
+        assertTrue(lock("imports:other").block(Duration.ZERO));
+    }
+
+    @Test
+    void blockHonoursInterrupts() throws Exception {
+        assertTrue(lock("imports:users").get());
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean flagRestored = new AtomicBoolean();
+        Thread waiter = new Thread(() -> {
+            try {
+                lock("imports:users").block(Duration.ofSeconds(60));
+            } catch (Throwable e) {
+                failure.set(e);
+                flagRestored.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        waiter.start();
+        Thread.sleep(200);
+        waiter.interrupt();
+        waiter.join(10_000);
+        assertFalse(waiter.isAlive());
+        assertTrue(failure.get() instanceof LockInterruptedException, String.valueOf(failure.get()));
+        assertTrue(flagRestored.get(), "the interrupt flag is set again");
+    }
+
+    // ---------------------------------------------------------------- fencing
+
+    @Test
+    void fencesStrictlyIncreaseAcrossAcquirersReleasesAndExpiry() {
+        List<Long> fences = new ArrayList<>();
+        LockRegistry peer = peerRegistry();
+        for (int round = 0; round < 3; round++) {
+            Lock mine = lock("fenced");
+            assertTrue(mine.get());
+            fences.add(mine.fence().getAsLong());
+            assertTrue(mine.release());
+
+            Lock theirs = peer.lock("fenced", Duration.ofSeconds(30));
+            assertTrue(theirs.get());
+            fences.add(theirs.fence().getAsLong());
+            assertTrue(theirs.forceRelease());
+        }
+        Lock expiring = registry.lock("fenced", shortTtl());
+        assertTrue(expiring.get());
+        fences.add(expiring.fence().getAsLong());
+        Lock next = lock("fenced");
+        awaitTrue(next::get, shortTtl().multipliedBy(10));
+        fences.add(next.fence().getAsLong());
+        for (int i = 1; i < fences.size(); i++) {
+            assertTrue(fences.get(i) > fences.get(i - 1), "fences must strictly increase: " + fences);
+        }
+    }
+
+    @Test
+    void fenceIsEmptyAfterRelease() {
+        Lock lock = lock("fenced");
+        assertTrue(lock.get());
+        assertTrue(lock.release());
+        assertTrue(lock.fence().isEmpty());
+    }
+
+    // ---------------------------------------------------------------- inspection
+
+    @Test
+    void liveLocksShowHolderAndExpiryAndLeaveOutExpiredOnes() throws InterruptedException {
+        Lock held = lock("live:held").purpose("Reports#rebuild");
+        assertTrue(held.get());
+        assertTrue(registry.lock("live:expired", shortTtl()).get());
+        assertTrue(lock("live:released").get());
+        assertTrue(registry.forceRelease("live:released"));
+        Thread.sleep(shortTtl().multipliedBy(2).toMillis());
+
+        List<LockInfo> live = registry.liveLocks("live:", 100);
+        assertEquals(1, live.size(), String.valueOf(live));
+        LockInfo info = live.get(0);
+        assertEquals(STORE, info.store());
+        assertEquals(held.name(), info.name());
+        assertEquals(held.owner(), info.owner());
+        assertEquals("contract-node", info.holder().instance());
+        assertEquals(Thread.currentThread().getName(), info.holder().thread());
+        assertEquals("Reports#rebuild", info.holder().purpose());
+        assertEquals(held.fence().getAsLong(), info.fence());
+        assertTrue(info.expiresAt().isAfter(info.acquiredAt()));
+        Duration lease = Duration.between(info.acquiredAt(), info.expiresAt());
+        assertTrue(Math.abs(lease.minus(held.ttl()).toMillis()) < 1_000, "lease " + lease);
+    }
+
+    @Test
+    void liveLocksHonourTheLimitAndSortByName() {
+        for (int i = 0; i < 7; i++) {
+            assertTrue(lock("many:" + i).get());
+        }
+        assertEquals(7, registry.liveLocks("many:", 100).size());
+        assertEquals(3, registry.liveLocks("many:", 3).size());
+        List<LockInfo> all = registry.liveLocks("", 100);
+        assertEquals(7, all.size(), "only this test's locks carry its prefix");
+        for (int i = 1; i < all.size(); i++) {
+            assertTrue(all.get(i - 1).name().compareTo(all.get(i).name()) < 0);
+        }
+        assertThrows(IllegalArgumentException.class, () -> registry.liveLocks("", 0));
+    }
+
+    @Test
+    void liveLocksTakeThePrefixLiterally() {
+        for (String name : new String[] {"glob*", "globby", "q?", "qx", "[ab]", "a", "back\\slash", "backxslash"}) {
+            assertTrue(lock(name).get(), name);
+        }
+        assertEquals(List.of(prefix + "glob*"), names(registry.liveLocks("glob*", 10)));
+        assertEquals(List.of(prefix + "q?"), names(registry.liveLocks("q?", 10)));
+        assertEquals(List.of(prefix + "[ab]"), names(registry.liveLocks("[", 10)));
+        assertEquals(List.of(prefix + "back\\slash"), names(registry.liveLocks("back\\", 10)));
+    }
+
+    // ---------------------------------------------------------------- names and durations
+
+    @Test
+    void badNamesAreRejected() {
+        for (String name : new String[] {null, "", "   ", "\t", "line\nbreak", "nul\u0000", "bell\u0007",
+                "x".repeat(201)}) {
+            InvalidLockNameException e = assertThrows(InvalidLockNameException.class,
+                    () -> registry.lock(name, Duration.ofSeconds(1)), String.valueOf(name));
+            assertTrue(e.getMessage().contains(STORE), e.getMessage());
+        }
+        assertEquals(prefix + "x".repeat(200), registry.lock("x".repeat(200), 10).name());
+    }
+
+    @Test
+    void oddNamesAreAcceptedAndDistinct() {
+        String[] names = {"x".repeat(200), "импорт:пользователи", "レポート", "emoji-\uD83D\uDD12", "*", "?", "[a]",
+            "a", "a/b", "a\\b", "..", "../x", "/etc/passwd", "C:\\x", "a b", "A", "a*", "ab", "%2e%2e", "{0}"};
+        List<Lock> held = new ArrayList<>();
+        for (String name : names) {
+            Lock lock = lock(name);
+            assertTrue(lock.get(), "'" + name + "' is free: no other name maps onto it");
+            held.add(lock);
+        }
+        for (String name : names) {
+            assertFalse(lock(name).get(), "'" + name + "' is held");
+        }
+        assertEquals(names.length, registry.liveLocks("", 100).size());
+        Set<Long> fences = new java.util.HashSet<>();
+        held.forEach(lock -> fences.add(lock.fence().getAsLong()));
+        assertEquals(names.length, fences.size(), "each hold has its own fence");
+        for (Lock lock : held) {
+            assertTrue(lock.release(), lock.name());
+        }
+    }
+
+    @Test
+    void invalidDurationsAreRejectedNamingTheLockAndValue() {
+        for (Duration ttl : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1), Duration.ofNanos(999_999),
+                Duration.ofSeconds(Long.MAX_VALUE)}) {
+            InvalidLockDurationException e = assertThrows(InvalidLockDurationException.class,
+                    () -> registry.lock("imports:users", ttl), String.valueOf(ttl));
+            assertTrue(e.getMessage().contains("imports:users") && e.getMessage().contains(String.valueOf(ttl)),
+                    e.getMessage());
+            assertEquals(prefix + "imports:users", e.lockName().orElseThrow());
+        }
+        assertThrows(InvalidLockDurationException.class, () -> registry.lock("imports:users", 0));
+        assertThrows(InvalidLockDurationException.class, () -> registry.lock("imports:users", -5));
+        assertThrows(InvalidLockDurationException.class, () -> registry.lock("imports:users", Long.MAX_VALUE));
+
+        Lock lock = lock("imports:users");
+        for (Duration wait : new Duration[] {null, Duration.ofMillis(-1), Duration.ofSeconds(Long.MAX_VALUE)}) {
+            InvalidLockDurationException e = assertThrows(InvalidLockDurationException.class, () -> lock.block(wait));
+            assertTrue(e.getMessage().contains("wait"), e.getMessage());
+        }
+        assertFalse(lock.isLocked(), "a rejected call acquires nothing");
+        assertTrue(lock.get());
+        assertThrows(InvalidLockDurationException.class, () -> lock.extend(Duration.ZERO));
+        assertTrue(lock.isLocked(), "a rejected extend loses nothing");
+    }
+
+    // ---------------------------------------------------------------- concurrency
+
+    @Test
+    void manyThreadsNeverOverlap() throws Exception {
+        int threads = contentionThreads();
+        int rounds = contentionRounds();
+        int[] counter = {0}; // deliberately not atomic: the lock alone must protect it
+        AtomicBoolean inside = new AtomicBoolean();
+        AtomicInteger overlaps = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = executor(threads);
+        List<Future<?>> futures = new ArrayList<>();
+        LockRegistry peer = peerRegistry();
+        for (int t = 0; t < threads; t++) {
+            LockRegistry mine = t % 2 == 0 ? registry : peer;
+            futures.add(pool.submit(() -> {
+                start.await();
+                for (int i = 0; i < rounds; i++) {
+                    LockResult<Void> result = mine.lock("counter", Duration.ofSeconds(30)).block(Duration.ofSeconds(60),
+                            () -> {
+                                if (!inside.compareAndSet(false, true)) {
+                                    overlaps.incrementAndGet();
+                                }
+                                counter[0]++;
+                                inside.set(false);
+                                return null;
+                            });
+                    if (!result.acquired()) {
+                        fail("a waiter gave up after 60 s");
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> future : futures) {
+            future.get(110, TimeUnit.SECONDS);
+        }
+        assertEquals(0, overlaps.get(), "two holders were inside at once");
+        assertEquals(threads * rounds, counter[0], "lost updates");
+    }
+
+    @Test
+    void concurrentGetHasExactlyOneWinner() throws Exception {
+        int threads = 16;
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = executor(threads);
+        List<Future<Boolean>> attempts = new ArrayList<>();
+        LockRegistry peer = peerRegistry();
+        for (int t = 0; t < threads; t++) {
+            LockRegistry mine = t % 2 == 0 ? registry : peer;
+            attempts.add(pool.submit(() -> {
+                start.await();
+                return mine.lock("race", Duration.ofSeconds(30)).get();
+            }));
+        }
+        start.countDown();
+        int winners = 0;
+        for (Future<Boolean> attempt : attempts) {
+            winners += attempt.get(30, TimeUnit.SECONDS) ? 1 : 0;
+        }
+        assertEquals(1, winners);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static List<String> names(List<LockInfo> locks) {
+        return locks.stream().map(LockInfo::name).toList();
+    }
+
+    private ExecutorService executor() {
+        return executor(1);
+    }
+
+    private ExecutorService executor(int threads) {
+        ExecutorService executor = Executors.newFixedThreadPool(threads);
+        executors.add(executor);
+        return executor;
+    }
+
+    /** Polls {@code condition} until it holds, failing after {@code max}. */
+    protected static void awaitTrue(BooleanSupplier condition, Duration max) {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("condition not met within " + max);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted");
+            }
+        }
+    }
+}
