@@ -1,0 +1,109 @@
+package dev.exclusive.file;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exclusive.Lock;
+import dev.exclusive.LockConfigurationException;
+import dev.exclusive.LockHolder;
+import dev.exclusive.LockRegistry;
+import dev.exclusive.contract.LockStoreContract;
+import dev.exclusive.spi.LockStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FileLockStoreTest extends LockStoreContract {
+
+    @TempDir
+    Path folder;
+
+    @Override
+    protected LockStore createStore() {
+        return new FileLockStore(folder);
+    }
+
+    @Test
+    void namesNeverEscapeTheFolder() throws IOException {
+        Path inside = folder.resolve("locks");
+        try (LockRegistry registry = LockRegistry.builder().store("files", new FileLockStore(inside)).build()) {
+            for (String name : List.of("../x", "../../etc/passwd", "/etc/passwd", "C:\\x", "..", "a/../../b", "~")) {
+                assertTrue(registry.lock(name, 10).get(), name);
+            }
+        }
+        try (Stream<Path> everything = Files.walk(folder)) {
+            List<Path> files = everything.filter(Files::isRegularFile).toList();
+            assertEquals(7, files.size(), String.valueOf(files));
+            files.forEach(file -> assertEquals(inside, file.getParent(), file + " is outside the lock folder"));
+        }
+    }
+
+    @Test
+    void fencesSurviveARestartOfTheStore() {
+        long fence;
+        try (LockRegistry first = LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
+            Lock lock = first.lock("fenced", 10);
+            assertTrue(lock.get());
+            fence = lock.fence().getAsLong();
+            assertTrue(lock.release());
+        }
+        try (LockRegistry restarted = LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
+            Lock lock = restarted.lock("fenced", 10);
+            assertTrue(lock.get());
+            assertTrue(lock.fence().getAsLong() > fence);
+        }
+    }
+
+    @Test
+    void expiryFollowsTheHostClock() {
+        Instant start = Instant.parse("2026-11-29T12:00:00Z");
+        FileLockStore early = new FileLockStore(folder, "files", false, Clock.fixed(start, ZoneOffset.UTC));
+        FileLockStore late = new FileLockStore(folder, "files", false,
+                Clock.fixed(start.plusSeconds(11), ZoneOffset.UTC));
+        LockHolder holder = new LockHolder("test", "main", "");
+        assertTrue(early.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10)).acquired());
+        assertFalse(early.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
+        assertTrue(late.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
+    }
+
+    @Test
+    void providerBuildsFromSettingsAndNamesBadKeys() {
+        LockRegistry registry = LockRegistry.builder()
+                .store("files", "file", Map.of("directory", folder.resolve("configured").toString(), "prefix", "shop:"))
+                .build();
+        try (registry) {
+            assertEquals("shop:x", registry.lock("x", 10).name());
+            assertTrue(registry.lock("x", 10).get());
+        }
+        LockConfigurationException missing = assertThrows(LockConfigurationException.class,
+                () -> LockRegistry.builder().store("files", "file", Map.of()));
+        assertEquals("directory", missing.key().orElseThrow());
+        assertTrue(missing.getMessage().contains("exclusive.store.files.directory"), missing.getMessage());
+        LockConfigurationException typo = assertThrows(LockConfigurationException.class,
+                () -> LockRegistry.builder().store("files", "file", Map.of("directry", "/tmp")));
+        assertEquals("directry", typo.key().orElseThrow());
+        LockConfigurationException fsync = assertThrows(LockConfigurationException.class,
+                () -> LockRegistry.builder().store("files", "file",
+                        Map.of("directory", folder.toString(), "fsync", "yes")));
+        assertEquals("fsync", fsync.key().orElseThrow());
+    }
+
+    @Test
+    void unwritableFolderFailsAtCreation() throws IOException {
+        Path file = Files.writeString(folder.resolve("not-a-folder"), "x");
+        LockConfigurationException e = assertThrows(LockConfigurationException.class,
+                () -> new FileLockStore(file.resolve("locks")));
+        assertEquals("directory", e.key().orElseThrow());
+    }
+}
