@@ -59,8 +59,19 @@ public record LockHolder(String instance, String thread, String purpose) {
         return text.toString();
     }
 
+    /** Runs on every acquisition, so the common case (nothing to clean) allocates nothing. */
     private static String clean(String part) {
-        String text = Objects.requireNonNullElse(part, "").replaceAll("\\p{Cntrl}", " ").strip();
+        String text = Objects.requireNonNullElse(part, "");
+        boolean control = false;
+        for (int i = 0; i < text.length() && !control; i++) {
+            control = Character.isISOControl(text.charAt(i));
+        }
+        if (control) {
+            StringBuilder cleaned = new StringBuilder(text.length());
+            text.chars().forEach(c -> cleaned.append(Character.isISOControl(c) ? ' ' : (char) c));
+            text = cleaned.toString();
+        }
+        text = text.strip();
         return text.length() > MAX_PART ? text.substring(0, MAX_PART) : text;
     }
 }

@@ -4,6 +4,7 @@ import dev.exclusive.Lock;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockInterruptedException;
 import dev.exclusive.LockResult;
+import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.LockedTask;
 import dev.exclusive.LockedWork;
 import dev.exclusive.spi.Acquisition;
@@ -34,6 +35,11 @@ public final class DefaultLock implements Lock {
     private final String purpose;
     private final boolean autoExtend;
     private final AtomicReference<Hold> hold = new AtomicReference<>();
+    /** The holder this handle last recorded, reused while the same thread acquires. */
+    private volatile ThreadHolder lastHolder;
+
+    private record ThreadHolder(Thread thread, LockHolder holder) {
+    }
 
     /** One hold of this handle: its fence, lease estimate, and renewal task. */
     private static final class Hold {
@@ -147,9 +153,14 @@ public final class DefaultLock implements Lock {
     }
 
     private Acquisition attempt() {
-        LockHolder holder = new LockHolder(context.instanceName(), Thread.currentThread().getName(), purpose);
+        LockHolder holder = holder();
         long before = System.nanoTime();
-        Acquisition outcome = binding.call(name, () -> binding.store().tryAcquire(name, owner, holder, ttl));
+        Acquisition outcome;
+        try {
+            outcome = binding.store().tryAcquire(name, owner, holder, ttl);
+        } catch (LockStoreUnavailableException e) {
+            throw binding.unavailable(name, e);
+        }
         if (outcome instanceof Acquisition.Acquired acquired) {
             Hold current = new Hold(acquired.fence(), before + ttl.toNanos());
             Hold previous = hold.getAndSet(current);
@@ -164,6 +175,16 @@ public final class DefaultLock implements Lock {
             }
         }
         return outcome;
+    }
+
+    private LockHolder holder() {
+        Thread thread = Thread.currentThread();
+        ThreadHolder last = lastHolder;
+        if (last == null || last.thread != thread) {
+            last = new ThreadHolder(thread, new LockHolder(context.instanceName(), thread.getName(), purpose));
+            lastHolder = last;
+        }
+        return last.holder;
     }
 
     private void scheduleRenewal(Hold current) {
@@ -261,7 +282,12 @@ public final class DefaultLock implements Lock {
         if (current == null) {
             return false;
         }
-        boolean released = binding.call(name, () -> binding.store().release(name, owner));
+        boolean released;
+        try {
+            released = binding.store().release(name, owner);
+        } catch (LockStoreUnavailableException e) {
+            throw binding.unavailable(name, e);
+        }
         current.stopRenewal();
         hold.compareAndSet(current, null);
         if (released && context.hasListeners()) {

@@ -20,18 +20,23 @@ public record StoreBinding(String name, LockStore store, String prefix) {
 
     /**
      * Runs a store call, adding the store's name and the lock's to an unavailability the store reported
-     * without them.
+     * without them. For calls off the hot path; hot paths catch and call {@link #unavailable} themselves.
      */
     public <T> T call(String lockName, Supplier<T> operation) {
         try {
             return operation.get();
         } catch (LockStoreUnavailableException e) {
-            if (e.storeName().isPresent() && e.lockName().isPresent()) {
-                throw e;
-            }
-            String what = lockName == null ? "" : " for lock '" + lockName + "'";
-            throw new LockStoreUnavailableException("Store '" + name + "' is unavailable" + what + ": "
-                    + e.getMessage(), lockName, name, e.getCause() == null ? e : e.getCause());
+            throw unavailable(lockName, e);
         }
+    }
+
+    /** @return {@code e}, or a copy that names this store and {@code lockName} where {@code e} did not */
+    public LockStoreUnavailableException unavailable(String lockName, LockStoreUnavailableException e) {
+        if (e.storeName().isPresent() && (lockName == null || e.lockName().isPresent())) {
+            return e;
+        }
+        String what = lockName == null ? "" : " for lock '" + lockName + "'";
+        return new LockStoreUnavailableException("Store '" + name + "' is unavailable" + what + ": " + e.getMessage(),
+                lockName, name, e.getCause() == null ? e : e.getCause());
     }
 }

@@ -20,19 +20,22 @@ import java.util.function.LongSupplier;
  * Locks shared by the threads of one JVM.
  *
  * <p>Algorithm. Leases live in a {@link ConcurrentHashMap} from name to an immutable entry (owner, holder,
- * fence, expiry on the monotonic clock). Every state change is one {@code compute} on the name's key, which the
- * map runs atomically with respect to every other change of that key:
+ * fence, expiry on the monotonic clock). Every state change is one atomic map operation on the name's key
+ * ({@code compute}, or a conditional {@code remove}), which the map runs atomically with respect to every other
+ * change of that key:
  * <ol>
  * <li>acquire: if there is no entry, or its expiry has passed, put a new entry with the next fence; else keep
  * the entry and answer busy with its remaining time;</li>
- * <li>release: if the entry is live and its owner matches, remove it; then signal the name's waiters;</li>
+ * <li>release: if the entry is live and its owner matches, remove exactly that entry ({@code remove(name,
+ * entry)}, by identity, so a lease granted to someone else in between is never touched); then signal the
+ * name's waiters;</li>
  * <li>extend: if the entry is live and its owner matches, replace it with one that expires {@code ttl} from now;
  * </li>
  * <li>force-release: remove a live entry whoever owns it; then signal.</li>
  * </ol>
  * Fences come from one counter per store, so they increase across every name, and therefore per name, also
  * after release and expiry. Released entries are removed at once; expired ones are removed when their name is
- * next touched, and by a sweep that runs every 4,096 acquisitions once the map holds more than 1,024 entries,
+ * next touched, and by a sweep that runs every 4,096 fences once the map holds more than 1,024 entries,
  * so a million one-off names leave no growth. Waiters are woken by a local signal on release and sleep until the
  * holder's expiry otherwise: no polling. Expiry follows the JVM's monotonic clock ({@link System#nanoTime()}),
  * so wall-clock changes do not move it; wall-clock times in {@link LockEntry} are derived for display.
@@ -45,11 +48,29 @@ public final class MemoryLockStore implements LockStore {
     private final ConcurrentHashMap<String, Entry> locks = new ConcurrentHashMap<>();
     private final LocalSignals signals = new LocalSignals();
     private final AtomicLong fences = new AtomicLong();
-    private final AtomicLong acquisitions = new AtomicLong();
     private final LongSupplier nanoClock;
+    /** Wall-clock nanoseconds minus monotonic nanoseconds at construction: display times without a clock read. */
+    private final long wallOffsetNanos;
 
-    /** One lease; immutable, replaced on every change. */
-    private record Entry(String owner, LockHolder holder, long fence, long acquiredNanos, long expiresNanos) {
+    /**
+     * One lease; immutable, replaced on every change. Compared by identity, so that a conditional
+     * {@code remove(name, entry)} removes exactly the lease that was checked.
+     */
+    private static final class Entry {
+        final String owner;
+        final LockHolder holder;
+        final long fence;
+        final long acquiredNanos;
+        final long expiresNanos;
+
+        Entry(String owner, LockHolder holder, long fence, long acquiredNanos, long expiresNanos) {
+            this.owner = owner;
+            this.holder = holder;
+            this.fence = fence;
+            this.acquiredNanos = acquiredNanos;
+            this.expiresNanos = expiresNanos;
+        }
+
         boolean liveAt(long now) {
             return expiresNanos - now > 0;
         }
@@ -67,11 +88,17 @@ public final class MemoryLockStore implements LockStore {
      */
     public MemoryLockStore(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
+        Instant wall = Instant.now();
+        this.wallOffsetNanos = wall.getEpochSecond() * 1_000_000_000L + wall.getNano() - nanoClock.getAsLong();
     }
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
         long now = nanoClock.getAsLong();
+        Entry held = locks.get(name);
+        if (held != null && held.liveAt(now)) {
+            return new Acquisition.Busy(Duration.ofNanos(held.expiresNanos - now));
+        }
         long ttlNanos = ttl.toNanos();
         Entry[] previous = new Entry[1];
         Entry current = locks.compute(name, (key, existing) -> {
@@ -84,30 +111,28 @@ public final class MemoryLockStore implements LockStore {
         if (previous[0] != null) {
             return new Acquisition.Busy(Duration.ofNanos(current.expiresNanos - now));
         }
-        if (acquisitions.incrementAndGet() % SWEEP_EVERY == 0 && locks.size() > SWEEP_ABOVE) {
+        if (current.fence % SWEEP_EVERY == 0 && locks.size() > SWEEP_ABOVE) {
             sweep(now);
         }
-        return new Acquisition.Acquired(current.fence, wallClock(now, now), wallClock(now, current.expiresNanos));
+        return new Acquisition.Acquired(current.fence, wallClock(now), wallClock(current.expiresNanos));
     }
 
     @Override
     public boolean release(String name, String owner) {
         long now = nanoClock.getAsLong();
-        boolean[] released = new boolean[1];
-        locks.computeIfPresent(name, (key, existing) -> {
-            if (!existing.liveAt(now)) {
-                return null;
-            }
-            if (existing.owner.equals(owner)) {
-                released[0] = true;
-                return null;
-            }
-            return existing;
-        });
-        if (released[0]) {
+        Entry existing = locks.get(name);
+        if (existing == null || !existing.owner.equals(owner)) {
+            return false;
+        }
+        if (!existing.liveAt(now)) {
+            locks.remove(name, existing);
+            return false;
+        }
+        boolean released = locks.remove(name, existing);
+        if (released) {
             signals.signal(name);
         }
-        return released[0];
+        return released;
     }
 
     @Override
@@ -195,11 +220,11 @@ public final class MemoryLockStore implements LockStore {
     }
 
     private LockEntry toEntry(String name, Entry entry, long now) {
-        return new LockEntry(name, entry.owner, entry.holder, wallClock(now, entry.acquiredNanos),
-                wallClock(now, entry.expiresNanos), Duration.ofNanos(entry.expiresNanos - now), entry.fence);
+        return new LockEntry(name, entry.owner, entry.holder, wallClock(entry.acquiredNanos),
+                wallClock(entry.expiresNanos), Duration.ofNanos(entry.expiresNanos - now), entry.fence);
     }
 
-    private static Instant wallClock(long now, long nanos) {
-        return Instant.now().plusNanos(nanos - now);
+    private Instant wallClock(long nanos) {
+        return Instant.ofEpochSecond(0, wallOffsetNanos + nanos);
     }
 }
