@@ -28,26 +28,21 @@ public final class LocalSignals {
      * @throws InterruptedException if interrupted while blocked
      */
     public void await(String name, Duration maxWait, BooleanSupplier stillBusy) throws InterruptedException {
+        long[] generation = new long[1];
         Waiters waiters = waiting.compute(name, (key, existing) -> {
             Waiters group = existing == null ? new Waiters() : existing;
             group.count++;
+            generation[0] = group.generation;
             return group;
         });
         try {
-            long generation;
-            waiters.lock.lock();
-            try {
-                generation = waiters.generation;
-            } finally {
-                waiters.lock.unlock();
-            }
             if (!stillBusy.getAsBoolean()) {
                 return;
             }
             long nanos = maxWait.toNanos();
             waiters.lock.lockInterruptibly();
             try {
-                while (waiters.generation == generation && nanos > 0) {
+                while (waiters.generation == generation[0] && nanos > 0) {
                     nanos = waiters.changed.awaitNanos(nanos);
                 }
             } finally {
@@ -80,11 +75,15 @@ public final class LocalSignals {
         return waiting.size();
     }
 
-    /** The waiters of one name; {@code count} is only changed inside the map's {@code compute}. */
+    /**
+     * The waiters of one name. {@code count} is only changed inside the map's {@code compute}; {@code generation}
+     * only under {@code lock}, and is read at registration (inside {@code compute}) so that a signal sent after
+     * a waiter registered always ends its wait.
+     */
     private static final class Waiters {
         final ReentrantLock lock = new ReentrantLock();
         final Condition changed = lock.newCondition();
-        long generation;
+        volatile long generation;
         int count;
 
         void wake() {
