@@ -1,0 +1,81 @@
+package dev.exclusive.cdi;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.time.temporal.ChronoUnit;
+
+/**
+ * Runs the annotated method (or every business method of the annotated class) while holding a lock, so that one
+ * caller at a time runs it across threads, processes and servers that share the store.
+ *
+ * <pre>{@code
+ * @Exclusive(value = "purchase:product:{productId}", ttl = 10, maxWait = 3)
+ * public Order purchase(long productId, long userId, int quantity) { ... }
+ * }</pre>
+ *
+ * <p>Every attribute can be overridden in MicroProfile Config, the MicroProfile Fault Tolerance way, first match
+ * wins: {@code <class>/<method>/Exclusive/<attribute>}, then {@code <class>/Exclusive/<attribute>}, then
+ * {@code Exclusive/<attribute>}, then the annotation on the method, then the one on the class. Everything is
+ * resolved and validated once, at deployment: a bad template, duration or store fails deployment with one
+ * message listing every bad method.
+ *
+ * <p>The lock is taken before the method (and any {@code @Transactional} transaction it starts) and released
+ * after it returns or throws. When the method runs inside a JTA transaction that outlives the call, the release
+ * waits for the transaction to complete. A method returning {@code CompletionStage} holds the lock until the
+ * stage completes. A call made while the same thread already holds the same lock (in the same store) runs
+ * without taking it again and without releasing the outer hold.
+ */
+@InterceptorBinding
+@Inherited
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface Exclusive {
+
+    /**
+     * The lock name: a template over the method's parameters. {@code {productId}} is the parameter of that name
+     * (compile with {@code -parameters}), {@code {0}} the first parameter, {@code {order.id}} the property
+     * {@code id} of parameter {@code order} (a getter {@code getId()}/{@code isId()} or a record component
+     * {@code id()}, resolved from the parameter's declared type). Empty: {@code <declaring class>.<method>}.
+     *
+     * @return the name template
+     */
+    @Nonbinding
+    String value() default "";
+
+    /** @return how long a hold lasts unless released (or renewed with {@link #autoExtend()}), in {@link #unit()} */
+    @Nonbinding
+    long ttl() default 30;
+
+    /**
+     * How long to wait for a held lock, in {@link #unit()}: {@code 0} tries once ({@code Lock.get()} semantics), more
+     * retries until the lock is free or the time runs out ({@code Lock.block(wait)} semantics). Named
+     * {@code maxWait} because an annotation cannot declare {@code wait()}, a final method of {@code Object}.
+     *
+     * @return the longest wait for the lock
+     */
+    @Nonbinding
+    long maxWait() default 0;
+
+    /** @return the unit of {@link #ttl()} and {@link #maxWait()} */
+    @Nonbinding
+    ChronoUnit unit() default ChronoUnit.SECONDS;
+
+    /** @return a configured store's name ({@code exclusive.store.<name>.type}); empty for the default store */
+    @Nonbinding
+    String store() default "";
+
+    /** @return what happens when the lock stays busy */
+    @Nonbinding
+    OnBusy onBusy() default OnBusy.THROW;
+
+    /** @return renew the lease in the background while the method runs, for work of unknown length */
+    @Nonbinding
+    boolean autoExtend() default false;
+}

@@ -1,0 +1,178 @@
+package dev.exclusive.cdi.internal;
+
+import dev.exclusive.LockConfigurationException;
+import dev.exclusive.LockListener;
+import dev.exclusive.LockRegistry;
+import dev.exclusive.UnknownStoreException;
+import dev.exclusive.memory.MemoryLockStore;
+import dev.exclusive.spi.LockStore;
+import dev.exclusive.spi.LockStoreProvider;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The stores of a deployment, built from {@link LockConfiguration} through their {@link LockStoreProvider}s.
+ * Built here rather than by {@code LockRegistry.Builder.store(name, type, settings)} so that the readiness check
+ * can ping each store, and so that every failing store is reported, not only the first.
+ */
+final class ConfiguredStores {
+
+    /** The store a deployment without any {@code exclusive.store.*} key gets. */
+    static final String FALLBACK_STORE = "memory";
+
+    /** Lets the registry builder check a store's name and prefix before the real store is built. */
+    private static final LockStore NAME_PROBE = new MemoryLockStore();
+
+    private final Map<String, LockStore> stores;
+    private final Map<String, String> prefixes;
+    private final Map<String, String> types;
+    private final String defaultStore;
+    private final String instanceName;
+
+    private ConfiguredStores(Map<String, LockStore> stores, Map<String, String> prefixes, Map<String, String> types,
+            String defaultStore, String instanceName) {
+        this.stores = stores;
+        this.prefixes = prefixes;
+        this.types = types;
+        this.defaultStore = defaultStore;
+        this.instanceName = instanceName;
+    }
+
+    /**
+     * Builds every configured store, adding a problem for each that fails; on any problem the stores that were
+     * built are closed again and the result holds none.
+     */
+    static ConfiguredStores build(LockConfiguration configuration, ClassLoader loader, Problems problems) {
+        Map<String, LockStore> stores = new LinkedHashMap<>();
+        Map<String, String> prefixes = new HashMap<>();
+        Map<String, String> types = new HashMap<>();
+        int before = problems.all().size();
+        configuration.stores().forEach((name, settings) -> {
+            LockStore store = buildStore(name, settings, loader, problems);
+            if (store != null) {
+                stores.put(name, store);
+                prefixes.put(name, settings.getOrDefault("prefix", ""));
+                types.put(name, settings.get("type"));
+            }
+        });
+        String defaultStore = defaultStore(configuration, problems);
+        if (configuration.stores().isEmpty() && problems.all().size() == before) {
+            stores.put(FALLBACK_STORE, new MemoryLockStore());
+            prefixes.put(FALLBACK_STORE, "");
+            types.put(FALLBACK_STORE, "memory");
+        }
+        if (problems.all().size() > before) {
+            stores.values().forEach(ConfiguredStores::closeQuietly);
+            stores.clear();
+        }
+        return new ConfiguredStores(stores, prefixes, types, defaultStore,
+                configuration.instanceName().orElse(null));
+    }
+
+    private static LockStore buildStore(String name, Map<String, String> settings, ClassLoader loader,
+            Problems problems) {
+        String base = LockConfiguration.STORE_PREFIX + name;
+        String type = settings.get("type");
+        if (type == null || type.isEmpty()) {
+            problems.add(base + ".type is missing: set it to the store's type; installed types: "
+                    + String.join(", ", installedTypes(loader)));
+            return null;
+        }
+        try {
+            LockRegistry.builder().store(name, NAME_PROBE, settings.getOrDefault("prefix", ""));
+        } catch (IllegalArgumentException e) {
+            problems.add(base + ": " + e.getMessage());
+            return null;
+        }
+        Map<String, String> providerSettings = new HashMap<>(settings);
+        providerSettings.remove("type");
+        providerSettings.remove("prefix");
+        try {
+            return LockStoreProvider.forType(type, loader).create(name, Map.copyOf(providerSettings));
+        } catch (UnknownStoreException e) {
+            problems.add(base + ".type: " + e.getMessage());
+        } catch (LockConfigurationException e) {
+            problems.add(e.key().map(key -> base + "." + key).orElse(base) + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            problems.add(base + ": the " + type + " store could not be created: " + e);
+        }
+        return null;
+    }
+
+    private static String defaultStore(LockConfiguration configuration, Problems problems) {
+        Set<String> names = configuration.stores().keySet();
+        String key = LockConfiguration.DEFAULT_STORE;
+        if (configuration.defaultStore().isPresent()) {
+            String name = configuration.defaultStore().get();
+            if (names.isEmpty() && !name.equals(FALLBACK_STORE)) {
+                problems.add(key + " is '" + name + "' but no store is configured: add " + LockConfiguration
+                        .STORE_PREFIX + name + ".type, or remove " + key + " to use one memory store");
+            } else if (!names.isEmpty() && !names.contains(name)) {
+                problems.add(key + " is '" + name + "', which is not a configured store; configured stores: "
+                        + String.join(", ", names));
+            }
+            return name;
+        }
+        if (names.size() > 1) {
+            problems.add(key + " is missing: " + names.size() + " stores are configured (" + String.join(", ", names)
+                    + "); name the one that unqualified LockRegistry injections and @Exclusive use");
+            return null;
+        }
+        return names.isEmpty() ? FALLBACK_STORE : names.iterator().next();
+    }
+
+    private static Set<String> installedTypes(ClassLoader loader) {
+        Set<String> types = new TreeSet<>();
+        ServiceLoader.load(LockStoreProvider.class, loader).forEach(provider -> types.add(provider.type()));
+        return types;
+    }
+
+    /** Closes every store: for a deployment that fails after they were built. */
+    void close() {
+        stores.values().forEach(ConfiguredStores::closeQuietly);
+    }
+
+    private static void closeQuietly(LockStore store) {
+        try {
+            store.close();
+        } catch (RuntimeException e) {
+            // the deployment fails anyway; a store that cannot close has nothing left to free
+        }
+    }
+
+    /** @return the names that {@code @Exclusive(store = ...)} may use, also when building the stores failed */
+    static Set<String> namesIn(LockConfiguration configuration) {
+        return configuration.stores().isEmpty() ? Set.of(FALLBACK_STORE) : configuration.stores().keySet();
+    }
+
+    /** @return store name → store, in configuration order; empty if the deployment fails */
+    Map<String, LockStore> stores() {
+        return Collections.unmodifiableMap(stores);
+    }
+
+    String type(String storeName) {
+        return types.get(storeName);
+    }
+
+    String defaultStore() {
+        return defaultStore;
+    }
+
+    /**
+     * @param listener told of every lock operation, or {@code null} when nobody listens
+     * @return the registry over every store, viewing the default store; it owns the stores from now on
+     */
+    LockRegistry registry(LockListener listener) {
+        LockRegistry.Builder builder = LockRegistry.builder().defaultStore(defaultStore).instanceName(instanceName);
+        stores.forEach((name, store) -> builder.store(name, store, prefixes.get(name)));
+        if (listener != null) {
+            builder.listener(listener);
+        }
+        return builder.build();
+    }
+}

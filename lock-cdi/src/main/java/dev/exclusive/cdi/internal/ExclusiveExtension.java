@@ -1,0 +1,173 @@
+package dev.exclusive.cdi.internal;
+
+import dev.exclusive.LockRegistry;
+import dev.exclusive.cdi.Exclusive;
+import dev.exclusive.cdi.Store;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Default;
+import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.AnnotatedMethod;
+import jakarta.enterprise.inject.spi.AnnotatedType;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
+import jakarta.enterprise.inject.spi.BeforeShutdown;
+import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.Interceptor;
+import jakarta.enterprise.inject.spi.ProcessManagedBean;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * The portable extension: reads {@code exclusive.*} from MicroProfile Config, builds the stores, plans every
+ * {@code @Exclusive} method once, fails deployment with one message listing every problem, registers the
+ * {@code LockRegistry} beans (and the readiness checks when MicroProfile Health is present), and closes the stores
+ * at shutdown.
+ *
+ * <p>Order: {@code ProcessManagedBean} (managed beans and EJBs) collects the annotated methods;
+ * {@code AfterBeanDiscovery} reads the configuration, builds the stores and the plans, and adds beans or the one
+ * definition error; {@code AfterDeploymentValidation} resolves which lock events have observers and starts the
+ * registry with an event bridge only if some do.
+ */
+public class ExclusiveExtension implements Extension {
+
+    /** An {@code @Exclusive} method as discovered, before configuration is read. */
+    private record Candidate(Class<?> beanClass, Method method, Exclusive onMethod, Exclusive onClass) {
+    }
+
+    private final List<Candidate> candidates = new ArrayList<>();
+    private ConfiguredStores stores;
+    private List<MethodPlan> plans;
+    private volatile LockRegistry registry;
+    private volatile LockedInvocations invocations;
+
+    void addInterceptor(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
+        event.addAnnotatedType(beanManager.createAnnotatedType(ExclusiveInterceptor.class),
+                ExclusiveInterceptor.class.getName());
+    }
+
+    <T> void collect(@Observes ProcessManagedBean<T> event) {
+        if (event.getBean() instanceof Interceptor<?>) {
+            return; // an interceptor carries its binding, but is not intercepted
+        }
+        AnnotatedType<T> type = event.getAnnotatedBeanClass();
+        Exclusive onClass = type.getAnnotation(Exclusive.class);
+        for (AnnotatedMethod<? super T> method : type.getMethods()) {
+            Exclusive onMethod = method.getAnnotation(Exclusive.class);
+            Method java = method.getJavaMember();
+            if (onMethod != null || onClass != null && isBusinessMethod(java)) {
+                candidates.add(new Candidate(type.getJavaClass(), java, onMethod, onClass));
+            }
+        }
+    }
+
+    private static boolean isBusinessMethod(Method method) {
+        int modifiers = method.getModifiers();
+        return !Modifier.isStatic(modifiers) && !Modifier.isPrivate(modifiers) && !method.isSynthetic()
+                && !method.isBridge() && method.getDeclaringClass() != Object.class;
+    }
+
+    void registerBeans(@Observes AfterBeanDiscovery event) {
+        ClassLoader loader = classLoader();
+        Config config = ConfigProvider.getConfig(loader);
+        Problems problems = new Problems();
+        LockConfiguration configuration = LockConfiguration.read(config, problems);
+        ConfiguredStores built = ConfiguredStores.build(configuration, loader, problems);
+        Planner planner = new Planner(config, ConfiguredStores.namesIn(configuration), built.defaultStore(),
+                problems);
+        List<MethodPlan> planned = new ArrayList<>();
+        for (Candidate candidate : candidates) {
+            MethodPlan plan = planner.plan(candidate.beanClass(), candidate.method(), candidate.onMethod(),
+                    candidate.onClass());
+            if (plan != null) {
+                planned.add(plan);
+            }
+        }
+        candidates.clear();
+        if (!problems.isEmpty()) {
+            built.close();
+            event.addDefinitionError(problems.toException());
+            return;
+        }
+        stores = built;
+        plans = planned;
+        event.<LockRegistry>addBean()
+                .id(ExclusiveExtension.class.getName() + ".default")
+                .beanClass(ExclusiveExtension.class)
+                .types(LockRegistry.class, Object.class)
+                .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
+                .scope(Dependent.class)
+                .createWith(context -> registry());
+        for (String name : built.stores().keySet()) {
+            event.<LockRegistry>addBean()
+                    .id(ExclusiveExtension.class.getName() + ".store." + name)
+                    .beanClass(ExclusiveExtension.class)
+                    .types(LockRegistry.class, Object.class)
+                    .qualifiers(Store.Literal.of(name), Any.Literal.INSTANCE)
+                    .scope(Dependent.class)
+                    .createWith(context -> registry().store(name));
+        }
+        if (healthApiPresent(loader)) {
+            StoreHealthChecks.register(event, built);
+        }
+    }
+
+    void start(@Observes AfterDeploymentValidation event, BeanManager beanManager) {
+        if (stores == null) {
+            return;
+        }
+        ClassLoader loader = classLoader();
+        LockRegistry started = stores.registry(EventBridge.create(beanManager, loader));
+        Map<Method, MethodPlan> bound = new HashMap<>();
+        for (MethodPlan plan : plans) {
+            bound.putIfAbsent(plan.method(), plan.bind(started));
+        }
+        plans = null;
+        invocations = new LockedInvocations(Map.copyOf(bound), Transactions.resolve(beanManager, loader));
+        registry = started;
+    }
+
+    void stop(@Observes BeforeShutdown event) {
+        LockRegistry running = registry;
+        if (running != null) {
+            registry = null;
+            running.close();
+        }
+    }
+
+    /** @return the registry over the default store; it is running once the container has started */
+    LockRegistry registry() {
+        LockRegistry running = registry;
+        if (running == null) {
+            throw new IllegalStateException("Exclusive's LockRegistry is not running: the container has not finished"
+                    + " starting, or has shut down");
+        }
+        return running;
+    }
+
+    LockedInvocations invocations() {
+        return invocations;
+    }
+
+    private static boolean healthApiPresent(ClassLoader loader) {
+        try {
+            Class.forName("org.eclipse.microprofile.health.HealthCheck", false, loader);
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    private static ClassLoader classLoader() {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        return loader != null ? loader : ExclusiveExtension.class.getClassLoader();
+    }
+}

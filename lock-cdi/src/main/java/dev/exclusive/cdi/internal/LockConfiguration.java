@@ -1,0 +1,70 @@
+package dev.exclusive.cdi.internal;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * The {@code exclusive.*} keys of MicroProfile Config: the stores with their settings, the default store and the
+ * instance name. Unknown keys are problems, so that a typo fails deployment instead of being ignored.
+ *
+ * @param stores       store name → its settings ({@code type}, {@code prefix} and the provider's), sorted by name
+ * @param defaultStore {@code exclusive.default-store}, if set
+ * @param instanceName {@code exclusive.instance-name}, if set
+ */
+record LockConfiguration(Map<String, Map<String, String>> stores, Optional<String> defaultStore,
+        Optional<String> instanceName) {
+
+    static final String PREFIX = "exclusive.";
+    static final String STORE_PREFIX = PREFIX + "store.";
+    static final String DEFAULT_STORE = PREFIX + "default-store";
+    static final String INSTANCE_NAME = PREFIX + "instance-name";
+    /** Keys the operator console (lock-admin-ui) reads and validates itself. */
+    static final String CONSOLE_PREFIX = PREFIX + "console.";
+
+    static LockConfiguration read(Config config, Problems problems) {
+        Map<String, Map<String, String>> stores = new TreeMap<>();
+        for (String key : sortedNames(config)) {
+            if (!key.startsWith(PREFIX) || key.equals(DEFAULT_STORE) || key.equals(INSTANCE_NAME)
+                    || key.startsWith(CONSOLE_PREFIX)) {
+                continue;
+            }
+            if (!key.startsWith(STORE_PREFIX)) {
+                problems.add(key + ": unknown key; the keys under exclusive. are " + DEFAULT_STORE + ", "
+                        + INSTANCE_NAME + ", " + STORE_PREFIX + "<name>.<setting> and " + CONSOLE_PREFIX
+                        + "* (the lock console)");
+                continue;
+            }
+            String rest = key.substring(STORE_PREFIX.length());
+            int dot = rest.indexOf('.');
+            if (dot <= 0 || dot == rest.length() - 1) {
+                problems.add(key + ": expected " + STORE_PREFIX + "<name>.<setting>, such as " + STORE_PREFIX
+                        + "shared.type=redis");
+                continue;
+            }
+            Optional<String> value = config.getOptionalValue(key, String.class);
+            if (value.isPresent()) {
+                stores.computeIfAbsent(rest.substring(0, dot), name -> new LinkedHashMap<>())
+                        .put(rest.substring(dot + 1), value.get().strip());
+            }
+        }
+        stores.replaceAll((name, settings) -> Collections.unmodifiableMap(settings));
+        return new LockConfiguration(Collections.unmodifiableMap(stores), nonBlank(config, DEFAULT_STORE),
+                nonBlank(config, INSTANCE_NAME));
+    }
+
+    private static Set<String> sortedNames(Config config) {
+        Set<String> names = new TreeSet<>();
+        config.getPropertyNames().forEach(names::add);
+        return names;
+    }
+
+    private static Optional<String> nonBlank(Config config, String key) {
+        return config.getOptionalValue(key, String.class).map(String::strip).filter(value -> !value.isEmpty());
+    }
+}

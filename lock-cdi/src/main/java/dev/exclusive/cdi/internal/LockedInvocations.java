@@ -1,0 +1,117 @@
+package dev.exclusive.cdi.internal;
+
+import dev.exclusive.Lock;
+import dev.exclusive.LockBusyException;
+import dev.exclusive.LockException;
+import dev.exclusive.LockInfo;
+import dev.exclusive.cdi.OnBusy;
+import jakarta.interceptor.InvocationContext;
+import java.lang.System.Logger.Level;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Runs {@code @Exclusive} calls by their {@link MethodPlan}s: take the lock (once per thread and lock), run the
+ * method, release at exit, at the end of the JTA transaction, or when the returned stage completes.
+ */
+final class LockedInvocations {
+
+    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
+
+    /** The locks this thread holds through {@code @Exclusive} calls still running: store + NUL + name. */
+    private static final ThreadLocal<Set<String>> HELD = ThreadLocal.withInitial(HashSet::new);
+
+    private final Map<Method, MethodPlan> plans;
+    private final Transactions transactions;
+
+    LockedInvocations(Map<Method, MethodPlan> plans, Transactions transactions) {
+        this.plans = plans;
+        this.transactions = transactions;
+    }
+
+    Object invoke(InvocationContext context) throws Exception {
+        MethodPlan plan = plans.get(context.getMethod());
+        if (plan == null) {
+            throw new IllegalStateException("@Exclusive on " + Planner.display(context.getMethod())
+                    + " has no plan: its bean was not discovered as a managed bean or EJB when the application started");
+        }
+        String name = plan.name().render(context.getParameters());
+        String key = plan.storeName() + '\0' + name;
+        Set<String> held = HELD.get();
+        if (held.contains(key) || transactions.holdsInTransaction(key)) {
+            return context.proceed();
+        }
+        Lock lock = plan.registry().lock(name, plan.ttl()).purpose(plan.purpose());
+        if (plan.autoExtend()) {
+            lock = lock.autoExtend();
+        }
+        boolean acquired = plan.maxWait().isZero() ? lock.get() : lock.block(plan.maxWait());
+        if (!acquired) {
+            return busy(plan, lock, name);
+        }
+        Object result;
+        held.add(key);
+        try {
+            result = context.proceed();
+        } catch (Throwable failure) {
+            held.remove(key);
+            try {
+                release(key, lock);
+            } catch (RuntimeException releaseFailure) {
+                failure.addSuppressed(releaseFailure);
+            }
+            throw failure;
+        }
+        held.remove(key);
+        if (plan.returns().stage() && result != null) {
+            Lock holding = lock;
+            CompletionStage<?> released = ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(
+                    holding));
+            return plan.returns().wrapsStage() ? released : result;
+        }
+        release(key, lock);
+        return result;
+    }
+
+    private void release(String key, Lock lock) {
+        if (!transactions.deferRelease(key, lock)) {
+            releaseNow(lock);
+        }
+    }
+
+    /** Releases after the work succeeded: a release that cannot reach the store must not turn success into failure. */
+    static void releaseNow(Lock lock) {
+        try {
+            lock.release();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': the method"
+                    + " completed but the release failed; the lock frees itself when its lease ends in at most "
+                    + lock.ttl(), e);
+        }
+    }
+
+    private static Object busy(MethodPlan plan, Lock lock, String name) {
+        if (plan.onBusy() == OnBusy.SKIP) {
+            return plan.returns().skipped();
+        }
+        String tried = plan.maxWait().isZero() ? "one attempt" : "a wait of " + plan.maxWait();
+        throw new LockBusyException("Lock '" + lock.name() + "' in store '" + plan.storeName() + "' is held by"
+                + " someone else: @Exclusive on " + plan.display() + " gave up after " + tried, lock.name(),
+                plan.storeName(), retryAfter(plan, lock, name));
+    }
+
+    /** The holder's remaining lease, when the store can tell; a store that cannot answer gives no hint. */
+    private static Duration retryAfter(MethodPlan plan, Lock lock, String name) {
+        try {
+            List<LockInfo> live = plan.registry().liveLocks(name, 1);
+            return live.isEmpty() || !live.get(0).name().equals(lock.name()) ? null : live.get(0).remaining();
+        } catch (LockException e) {
+            return null;
+        }
+    }
+}

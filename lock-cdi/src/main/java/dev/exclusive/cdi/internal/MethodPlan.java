@@ -1,0 +1,37 @@
+package dev.exclusive.cdi.internal;
+
+import dev.exclusive.LockRegistry;
+import dev.exclusive.cdi.OnBusy;
+import java.lang.reflect.Method;
+import java.time.Duration;
+
+/**
+ * Everything the interceptor needs for one {@code @Exclusive} method, resolved once at deployment from the
+ * annotations and their MicroProfile Config overrides. Immutable.
+ *
+ * @param method      the intercepted method
+ * @param display     {@code com.acme.Imports#run(String)}, for messages
+ * @param purpose     {@code Imports#run}, recorded with each hold
+ * @param name        the compiled lock name template
+ * @param storeName   the store's configured name
+ * @param ttl         the lease of each hold
+ * @param maxWait     how long to wait for a busy lock; zero for one attempt
+ * @param onBusy      what a busy lock does
+ * @param autoExtend  whether the lease is renewed while the method runs
+ * @param returns     the method's return shape: asynchronous or not, and its skip value
+ * @param registry    the registry view over {@code storeName}; {@code null} until the stores are running
+ */
+record MethodPlan(Method method, String display, String purpose, NameTemplate name, String storeName, Duration ttl,
+        Duration maxWait, OnBusy onBusy, boolean autoExtend, ReturnShape returns, LockRegistry registry) {
+
+    MethodPlan bind(LockRegistry stores) {
+        return new MethodPlan(method, display, purpose, name, storeName, ttl, maxWait, onBusy, autoExtend, returns,
+                stores.store(storeName));
+    }
+
+    @Override
+    public String toString() {
+        return "@Exclusive(value = \"" + name.template() + "\", store = " + storeName + ", ttl = " + ttl + ", maxWait = "
+                + maxWait + ", onBusy = " + onBusy + ", autoExtend = " + autoExtend + ") on " + display;
+    }
+}

@@ -1,0 +1,223 @@
+package dev.exclusive.cdi.internal;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Parameter;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * A lock name template compiled against one method: literal text and placeholders ({@code {name}}, {@code {0}},
+ * {@code {order.id}}), each placeholder resolved at deployment to a parameter index and a chain of accessor
+ * methods, so that rendering a name is array access and calls, never a lookup by name.
+ */
+final class NameTemplate {
+
+    private final String template;
+    private final String constant;
+    private final Part[] parts;
+
+    private NameTemplate(String template, String constant, Part[] parts) {
+        this.template = template;
+        this.constant = constant;
+        this.parts = parts;
+    }
+
+    /** One piece of a template: literal text ({@code parameter < 0}) or a parameter with accessors. */
+    private record Part(String text, int parameter, Method[] accessors) {
+    }
+
+    /** A template that cannot work for its method; the message says why and how to fix it. */
+    static final class InvalidTemplateException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        InvalidTemplateException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * @param template the {@code @Exclusive} value, non-empty
+     * @param method   the method whose parameters the placeholders name
+     * @return the compiled template
+     * @throws InvalidTemplateException naming the bad placeholder and the fix
+     */
+    static NameTemplate compile(String template, Method method) throws InvalidTemplateException {
+        List<Part> parts = new ArrayList<>();
+        int at = 0;
+        while (at < template.length()) {
+            int open = template.indexOf('{', at);
+            int close = template.indexOf('}', at);
+            if (close >= 0 && (open < 0 || close < open)) {
+                throw new InvalidTemplateException("'}' at position " + close + " closes no placeholder");
+            }
+            if (open < 0) {
+                parts.add(new Part(template.substring(at), -1, null));
+                break;
+            }
+            if (open > at) {
+                parts.add(new Part(template.substring(at, open), -1, null));
+            }
+            if (close < 0) {
+                throw new InvalidTemplateException("'{' at position " + open + " is not closed");
+            }
+            parts.add(placeholder(template.substring(open + 1, close), method));
+            at = close + 1;
+        }
+        boolean constant = parts.stream().allMatch(part -> part.parameter() < 0);
+        return new NameTemplate(template, constant ? template : null, parts.toArray(Part[]::new));
+    }
+
+    /** @return a template that always renders {@code name} */
+    static NameTemplate constant(String name) {
+        return new NameTemplate(name, name, new Part[] {new Part(name, -1, null)});
+    }
+
+    private static Part placeholder(String expression, Method method) throws InvalidTemplateException {
+        String[] path = expression.split("\\.", -1);
+        Parameter[] parameters = method.getParameters();
+        int index = parameterIndex(path[0], parameters, expression);
+        Method[] accessors = new Method[path.length - 1];
+        Class<?> type = parameters[index].getType();
+        String walked = path[0];
+        for (int i = 1; i < path.length; i++) {
+            accessors[i - 1] = accessor(type, path[i], walked, expression);
+            type = accessors[i - 1].getReturnType();
+            walked += "." + path[i];
+        }
+        return new Part(expression, index, accessors);
+    }
+
+    private static int parameterIndex(String head, Parameter[] parameters, String expression)
+            throws InvalidTemplateException {
+        if (head.isEmpty()) {
+            throw new InvalidTemplateException("placeholder {" + expression + "} names no parameter");
+        }
+        if (head.chars().allMatch(Character::isDigit)) {
+            int index = head.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(head);
+            if (index >= parameters.length) {
+                throw new InvalidTemplateException("placeholder {" + expression + "} refers to parameter " + head
+                        + " but the method has " + parameters.length + " parameter"
+                        + (parameters.length == 1 ? "" : "s") + " (positions count from 0)");
+            }
+            return index;
+        }
+        for (int i = 0; i < parameters.length; i++) {
+            if (parameters[i].isNamePresent() && parameters[i].getName().equals(head)) {
+                return i;
+            }
+        }
+        String names = Arrays.stream(parameters).map(Parameter::getName).collect(Collectors.joining(", "));
+        boolean namesCompiled = parameters.length == 0 || parameters[0].isNamePresent();
+        throw new InvalidTemplateException("placeholder {" + expression + "} matches no parameter; parameters: "
+                + (names.isEmpty() ? "none" : names)
+                + (namesCompiled ? "; use one of these names or a position such as {0}"
+                        : "; parameter names are not compiled in: compile with -parameters"
+                                + " (maven-compiler-plugin <parameters>true</parameters>) or use a position such as {0}"));
+    }
+
+    private static Method accessor(Class<?> type, String property, String owner, String expression)
+            throws InvalidTemplateException {
+        if (property.isEmpty()) {
+            throw new InvalidTemplateException("placeholder {" + expression + "} has an empty property name");
+        }
+        Method found = null;
+        if (type.isRecord()) {
+            for (RecordComponent component : type.getRecordComponents()) {
+                if (component.getName().equals(property)) {
+                    found = component.getAccessor();
+                }
+            }
+        }
+        String capitalized = Character.toUpperCase(property.charAt(0)) + property.substring(1);
+        if (found == null) {
+            found = getter(type, "get" + capitalized);
+        }
+        if (found == null) {
+            Method is = getter(type, "is" + capitalized);
+            if (is != null && (is.getReturnType() == boolean.class || is.getReturnType() == Boolean.class)) {
+                found = is;
+            }
+        }
+        if (found == null || found.getReturnType() == void.class) {
+            throw new InvalidTemplateException("placeholder {" + expression + "}: " + owner + " is a "
+                    + type.getName() + ", which has no property '" + property + "' (no public get" + capitalized
+                    + "() or is" + capitalized + "(), and no record component " + property + ")");
+        }
+        try {
+            found.setAccessible(true);
+        } catch (RuntimeException e) {
+            throw new InvalidTemplateException("placeholder {" + expression + "}: " + found + " cannot be called: "
+                    + e.getMessage());
+        }
+        return found;
+    }
+
+    private static Method getter(Class<?> type, String name) {
+        try {
+            Method method = type.getMethod(name);
+            return Modifier.isStatic(method.getModifiers()) ? null : method;
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    /** @return the name as written, for messages */
+    String template() {
+        return template;
+    }
+
+    /** @return the name if the template has no placeholder, else {@code null} */
+    String constantName() {
+        return constant;
+    }
+
+    /**
+     * @param arguments the call's arguments
+     * @return the lock name for this call; a {@code null} on the way renders as {@code null}
+     */
+    String render(Object[] arguments) {
+        if (constant != null) {
+            return constant;
+        }
+        StringBuilder name = new StringBuilder(template.length() + 16);
+        for (Part part : parts) {
+            if (part.parameter() < 0) {
+                name.append(part.text());
+            } else {
+                name.append(resolve(part, arguments[part.parameter()]));
+            }
+        }
+        return name.toString();
+    }
+
+    private static Object resolve(Part part, Object value) {
+        Object current = value;
+        for (Method accessor : part.accessors()) {
+            if (current == null) {
+                return null;
+            }
+            try {
+                current = accessor.invoke(current);
+            } catch (InvocationTargetException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                if (cause instanceof Error error) {
+                    throw error;
+                }
+                throw new IllegalStateException("Lock name placeholder {" + part.text() + "}: " + accessor
+                        + " failed", cause);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException("Lock name placeholder {" + part.text() + "}: " + accessor
+                        + " is not accessible", e);
+            }
+        }
+        return current;
+    }
+}

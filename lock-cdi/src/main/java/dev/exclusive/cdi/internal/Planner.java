@@ -1,0 +1,194 @@
+package dev.exclusive.cdi.internal;
+
+import dev.exclusive.InvalidLockNameException;
+import dev.exclusive.LockNames;
+import dev.exclusive.cdi.Exclusive;
+import dev.exclusive.cdi.OnBusy;
+import java.lang.reflect.Method;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * Turns an {@code @Exclusive} method into its {@link MethodPlan}: each attribute from the first of
+ * {@code <class>/<method>/Exclusive/<attr>}, {@code <class>/Exclusive/<attr>}, {@code Exclusive/<attr>} in
+ * MicroProfile Config, the method's annotation, the class's annotation; then validated. Every problem is added to
+ * {@link Problems}, none is thrown, so that one deployment error lists them all.
+ */
+final class Planner {
+
+    private static final Duration MAX_DURATION = Duration.ofDays(365L * 100);
+
+    private final Config config;
+    private final Set<String> storeNames;
+    private final String defaultStore;
+    private final Problems problems;
+
+    Planner(Config config, Set<String> storeNames, String defaultStore, Problems problems) {
+        this.config = config;
+        this.storeNames = storeNames;
+        this.defaultStore = defaultStore;
+        this.problems = problems;
+    }
+
+    /**
+     * @param beanClass the bean's class (for class-level config keys, besides the method's declaring class)
+     * @param method    the intercepted method
+     * @param onMethod  the method's annotation, or {@code null}
+     * @param onClass   the class's annotation, or {@code null}
+     * @return the plan, or {@code null} if the method has a problem (then added)
+     */
+    MethodPlan plan(Class<?> beanClass, Method method, Exclusive onMethod, Exclusive onClass) {
+        Exclusive annotation = onMethod != null ? onMethod : onClass;
+        Attributes attributes = new Attributes(beanClass, method, annotation);
+        int before = problems.all().size();
+        String display = display(method);
+        String where = "@Exclusive on " + display + ": ";
+
+        String template = attributes.value("value", Exclusive::value, Function.identity());
+        String storeAttribute = attributes.value("store", Exclusive::store, String::strip);
+        ChronoUnit unit = attributes.value("unit", Exclusive::unit,
+                text -> ChronoUnit.valueOf(text.strip().toUpperCase(Locale.ROOT)));
+        long ttlAmount = attributes.value("ttl", Exclusive::ttl, text -> Long.parseLong(text.strip()));
+        long waitAmount = attributes.value("maxWait", Exclusive::maxWait, text -> Long.parseLong(text.strip()));
+        OnBusy onBusy = attributes.value("onBusy", Exclusive::onBusy,
+                text -> OnBusy.valueOf(text.strip().toUpperCase(Locale.ROOT)));
+        boolean autoExtend = attributes.value("autoExtend", Exclusive::autoExtend, Planner::parseBoolean);
+
+        String storeName = storeAttribute.isEmpty() ? defaultStore : storeAttribute;
+        if (!storeAttribute.isEmpty() && !storeNames.contains(storeAttribute)) {
+            problems.add(where + "unknown store '" + storeAttribute + "'" + attributes.source("store")
+                    + "; configured stores: " + String.join(", ", storeNames));
+        }
+        Duration ttl = duration(where, "ttl", ttlAmount, unit, attributes);
+        if (ttl != null && (ttl.compareTo(Duration.ofMillis(1)) < 0 || ttl.compareTo(MAX_DURATION) > 0)) {
+            problems.add(where + "ttl must be between 1 ms and 100 years, got " + ttlAmount + " " + unit.name()
+                    + attributes.source("ttl"));
+        }
+        Duration maxWait = duration(where, "maxWait", waitAmount, unit, attributes);
+        if (maxWait != null && (maxWait.isNegative() || maxWait.compareTo(MAX_DURATION) > 0)) {
+            problems.add(where + "maxWait must be between 0 and 100 years, got " + waitAmount + " " + unit.name()
+                    + attributes.source("maxWait"));
+        }
+        NameTemplate name = template(where, template, method, storeName, attributes);
+        ReturnShape returns = ReturnShape.of(method);
+        if (returns.stage() && !returns.wrapsStage() && onBusy == OnBusy.SKIP) {
+            problems.add(where + "onBusy = SKIP needs a return type that a CompletableFuture fits, got "
+                    + method.getReturnType().getName() + "; declare CompletionStage or CompletableFuture, or use"
+                    + " onBusy = THROW");
+        }
+        if (problems.all().size() > before) {
+            return null;
+        }
+        return new MethodPlan(method, display, method.getDeclaringClass().getSimpleName() + "#" + method.getName(),
+                name, storeName, ttl, maxWait, onBusy, autoExtend, returns, null);
+    }
+
+    private NameTemplate template(String where, String template, Method method, String storeName,
+            Attributes attributes) {
+        String effective = template.isEmpty() ? method.getDeclaringClass().getName() + "." + method.getName()
+                : template;
+        try {
+            NameTemplate compiled = NameTemplate.compile(effective, method);
+            if (compiled.constantName() != null) {
+                LockNames.requireValid(compiled.constantName(), storeName);
+            }
+            return compiled;
+        } catch (NameTemplate.InvalidTemplateException e) {
+            problems.add(where + "name template \"" + effective + "\"" + attributes.source("value") + ": "
+                    + e.getMessage());
+        } catch (InvalidLockNameException e) {
+            problems.add(where + e.getMessage() + attributes.source("value"));
+        }
+        return null;
+    }
+
+    private Duration duration(String where, String attribute, long amount, ChronoUnit unit, Attributes attributes) {
+        try {
+            return Duration.of(amount, unit);
+        } catch (DateTimeException | ArithmeticException e) {
+            problems.add(where + attribute + " " + amount + " " + unit.name() + attributes.source(attribute)
+                    + " is not a duration: " + e.getMessage() + "; use a unit from NANOS to DAYS");
+            return null;
+        }
+    }
+
+    private static boolean parseBoolean(String text) {
+        String value = text.strip();
+        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(value);
+        }
+        throw new IllegalArgumentException("expected true or false");
+    }
+
+    static String display(Method method) {
+        return method.getDeclaringClass().getName() + "#" + method.getName() + Arrays.stream(
+                method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+    }
+
+    /** The attribute values of one method, each from its first source, remembering which config key won. */
+    private final class Attributes {
+
+        private final List<String> prefixes;
+        private final Exclusive annotation;
+        private final Method method;
+        private final Map<String, String> keys = new HashMap<>();
+
+        Attributes(Class<?> beanClass, Method method, Exclusive annotation) {
+            this.method = method;
+            this.annotation = annotation;
+            Set<String> classes = new LinkedHashSet<>(List.of(beanClass.getName(),
+                    method.getDeclaringClass().getName()));
+            Set<String> ordered = new LinkedHashSet<>();
+            classes.forEach(name -> ordered.add(name + "/" + method.getName() + "/Exclusive/"));
+            classes.forEach(name -> ordered.add(name + "/Exclusive/"));
+            ordered.add("Exclusive/");
+            this.prefixes = List.copyOf(ordered);
+        }
+
+        <T> T value(String attribute, Function<Exclusive, T> fromAnnotation, Function<String, T> parse) {
+            for (String prefix : prefixes) {
+                String key = prefix + attribute;
+                Optional<String> text = config.getOptionalValue(key, String.class);
+                if (text.isPresent()) {
+                    keys.put(attribute, key);
+                    try {
+                        return parse.apply(text.get());
+                    } catch (RuntimeException e) {
+                        problems.add(key + ": '" + text.get() + "' is not a valid " + attribute + " for @Exclusive on "
+                                + display(method) + hint(attribute));
+                        break;
+                    }
+                }
+            }
+            return fromAnnotation.apply(annotation);
+        }
+
+        /** @return {@code " (from config key K)"} if a config key gave the attribute, else empty */
+        String source(String attribute) {
+            String key = keys.get(attribute);
+            return key == null ? "" : " (from config key " + key + ")";
+        }
+
+        private String hint(String attribute) {
+            return switch (attribute) {
+                case "ttl", "maxWait" -> "; expected a whole number in the unit";
+                case "unit" -> "; expected a ChronoUnit such as MILLIS, SECONDS or MINUTES";
+                case "onBusy" -> "; expected THROW or SKIP";
+                case "autoExtend" -> "; expected true or false";
+                default -> "";
+            };
+        }
+    }
+}

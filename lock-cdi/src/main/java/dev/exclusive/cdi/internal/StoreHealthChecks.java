@@ -1,0 +1,50 @@
+package dev.exclusive.cdi.internal;
+
+import dev.exclusive.spi.LockStore;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * One MicroProfile Health readiness check per store, named {@code exclusive-store-<name>}: UP when
+ * {@link LockStore#ping()} answers, DOWN with the reason when it does not. Registered only when the Health API is
+ * present, which is why only this class refers to it.
+ */
+final class StoreHealthChecks {
+
+    private StoreHealthChecks() {
+    }
+
+    static void register(AfterBeanDiscovery event, ConfiguredStores stores) {
+        stores.stores().forEach((name, store) -> event.<HealthCheck>addBean()
+                .id(StoreHealthChecks.class.getName() + "." + name)
+                .beanClass(StoreHealthChecks.class)
+                .types(HealthCheck.class, Object.class)
+                .qualifiers(Readiness.Literal.INSTANCE, Any.Literal.INSTANCE)
+                .scope(ApplicationScoped.class)
+                .createWith(context -> check(name, stores.type(name), store)));
+    }
+
+    static HealthCheck check(String storeName, String type, LockStore store) {
+        return () -> {
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("store", storeName);
+            data.put("type", type);
+            try {
+                store.ping();
+                return new HealthCheckResponse("exclusive-store-" + storeName, HealthCheckResponse.Status.UP,
+                        Optional.of(data));
+            } catch (RuntimeException e) {
+                data.put("reason", e.getMessage() != null ? e.getMessage() : e.toString());
+                return new HealthCheckResponse("exclusive-store-" + storeName, HealthCheckResponse.Status.DOWN,
+                        Optional.of(data));
+            }
+        };
+    }
+}
