@@ -1,0 +1,106 @@
+package dev.exclusive.cdi;
+
+import dev.exclusive.LockConfigurationException;
+import dev.exclusive.LockHolder;
+import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.memory.MemoryLockStore;
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LockEntry;
+import dev.exclusive.spi.LockStore;
+import dev.exclusive.spi.LockStoreProvider;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Store type {@code probe} for tests: a memory store whose reachability a test switches ({@code down}) and whose
+ * closing it can see. Setting {@code id} names the instance in {@link #INSTANCES}.
+ */
+public final class ProbeLockStoreProvider implements LockStoreProvider {
+
+    static final Map<String, ProbeStore> INSTANCES = new ConcurrentHashMap<>();
+
+    @Override
+    public String type() {
+        return "probe";
+    }
+
+    @Override
+    public LockStore create(String storeName, Map<String, String> settings) {
+        String id = settings.get("id");
+        if (id == null) {
+            throw new LockConfigurationException("Store '" + storeName + "' of type probe needs exclusive.store."
+                    + storeName + ".id", storeName, "id", null);
+        }
+        ProbeStore store = new ProbeStore(storeName);
+        INSTANCES.put(id, store);
+        return store;
+    }
+
+    static final class ProbeStore implements LockStore {
+        private final String name;
+        private final MemoryLockStore memory = new MemoryLockStore();
+        volatile boolean down;
+        volatile boolean closed;
+
+        ProbeStore(String name) {
+            this.name = name;
+        }
+
+        private void reachable() {
+            if (down) {
+                throw new LockStoreUnavailableException("probe store '" + name + "' is switched off", null, name,
+                        null);
+            }
+        }
+
+        @Override
+        public Acquisition tryAcquire(String lock, String owner, LockHolder holder, Duration ttl) {
+            reachable();
+            return memory.tryAcquire(lock, owner, holder, ttl);
+        }
+
+        @Override
+        public boolean release(String lock, String owner) {
+            reachable();
+            return memory.release(lock, owner);
+        }
+
+        @Override
+        public boolean forceRelease(String lock) {
+            reachable();
+            return memory.forceRelease(lock);
+        }
+
+        @Override
+        public boolean extend(String lock, String owner, Duration ttl) {
+            reachable();
+            return memory.extend(lock, owner, ttl);
+        }
+
+        @Override
+        public Optional<LockEntry> inspect(String lock) {
+            reachable();
+            return memory.inspect(lock);
+        }
+
+        @Override
+        public List<LockEntry> list(String prefix, int limit) {
+            reachable();
+            return memory.list(prefix, limit);
+        }
+
+        @Override
+        public void awaitRelease(String lock, Duration maxWait) throws InterruptedException {
+            memory.awaitRelease(lock, maxWait);
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            memory.close();
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package dev.exclusive.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
+import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionSynchronizationRegistryImple;
+import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
+import dev.exclusive.LockRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import jakarta.transaction.TransactionManager;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** JTA in Java SE with Narayana: the interceptor finds the registry as a CDI bean, as on a server through JNDI. */
+class TransactionDeferralTest {
+
+    static class Narayana {
+        @Produces
+        @Singleton
+        TransactionSynchronizationRegistry registry() {
+            return new TransactionSynchronizationRegistryImple();
+        }
+    }
+
+    @ApplicationScoped
+    static class Stock {
+        @Inject
+        LockRegistry registry;
+
+        @Exclusive("stock:{0}")
+        public boolean reserve(String sku) {
+            return registry.lock("stock:" + sku, 1).isLocked();
+        }
+    }
+
+    static TransactionManager transactions;
+    Deployment deployment;
+    Stock stock;
+    LockRegistry registry;
+
+    @BeforeAll
+    static void narayana() {
+        BeanPopulator.getDefaultInstance(ObjectStoreEnvironmentBean.class)
+                .setObjectStoreDir(Path.of("target", "narayana").toAbsolutePath().toString());
+        transactions = com.arjuna.ats.jta.TransactionManager.transactionManager();
+    }
+
+    @BeforeEach
+    void start() {
+        deployment = Deployment.start(Map.of(), Narayana.class, Stock.class);
+        stock = deployment.select(Stock.class);
+        registry = deployment.select(LockRegistry.class);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (transactions.getTransaction() != null) {
+            transactions.rollback();
+        }
+        deployment.close();
+    }
+
+    private boolean locked(String sku) {
+        return registry.lock("stock:" + sku, 1).isLocked();
+    }
+
+    @Test
+    void insideATransactionTheReleaseWaitsForTheCommit() throws Exception {
+        transactions.begin();
+
+        assertThat(stock.reserve("a")).isTrue();
+        assertThat(locked("a")).as("held after the method returned, until the transaction ends").isTrue();
+        assertThat(stock.reserve("a")).as("the same transaction calls again without waiting for itself").isTrue();
+
+        transactions.commit();
+        assertThat(locked("a")).isFalse();
+    }
+
+    @Test
+    void aRollbackReleasesToo() throws Exception {
+        transactions.begin();
+        stock.reserve("b");
+        assertThat(locked("b")).isTrue();
+
+        transactions.rollback();
+        assertThat(locked("b")).isFalse();
+    }
+
+    @Test
+    void withoutATransactionTheLockIsReleasedAtMethodExit() {
+        assertThat(stock.reserve("c")).isTrue();
+        assertThat(locked("c")).isFalse();
+    }
+}
