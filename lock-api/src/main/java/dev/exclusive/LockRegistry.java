@@ -165,15 +165,21 @@ public final class LockRegistry implements AutoCloseable {
     }
 
     /**
-     * Frees the lock an operator saw in {@link #liveLocks}, whoever holds it now, in the store it was listed from.
+     * Frees the hold an operator saw in {@link #liveLocks}, in the store it was listed from — only if that hold
+     * still exists: if it ended and someone else took the lock in the meantime, the new holder is left alone.
+     * Listeners hear it as a force-release.
      *
      * @param lock a lock from {@link #liveLocks}
-     * @return {@code true} if a live lock was freed
+     * @return {@code true} if the listed hold was freed; {@code false} if it had already ended
+     * @throws UnknownStoreException         if its store is not configured here
+     * @throws LockStoreUnavailableException if the store cannot be reached
      */
     public boolean forceRelease(LockInfo lock) {
         StoreBinding target = context.binding(lock.store());
-        return new DefaultLock(context, target, LockNames.requireValidFullName(lock.name(), target.name()), Duration.ofSeconds(1),
-                Owners.next(), "", false).forceRelease();
+        String name = LockNames.requireValidFullName(lock.name(), target.name());
+        boolean released = target.call(name, () -> target.store().release(name, lock.owner()));
+        context.tell(listener -> listener.forceReleased(target.name(), name, released));
+        return released;
     }
 
     /** Stops renewals and closes every store of this registry. Locks held stay until their leases end. */

@@ -272,6 +272,18 @@ public abstract class LockStoreContract {
     }
 
     @Test
+    void forcingAListedHoldLeavesALaterHolderAlone() {
+        Lock first = lock("listed");
+        assertTrue(first.get());
+        LockInfo seen = registry.liveLocks("listed", 1).get(0);
+        assertTrue(first.release());
+        Lock second = lock("listed");
+        assertTrue(second.get());
+        assertFalse(registry.forceRelease(seen), "the listed hold had ended");
+        assertTrue(second.isLocked());
+    }
+
+    @Test
     void registryForceReleasesByNameAndByListedLock() {
         assertTrue(lock("by-name").get());
         assertTrue(registry.forceRelease("by-name"));
