@@ -1,0 +1,97 @@
+package dev.exclusive.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exclusive.LockInfo;
+import dev.exclusive.contract.LockStoreContract;
+import dev.exclusive.spi.LockStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * The store contract on a 3-master Redis Cluster that the test starts on ports 7101-7103 and stops afterwards.
+ * The store is built by the provider from the {@code nodes} setting.
+ */
+class RedisClusterLockStoreTest extends LockStoreContract {
+
+    private static final int[] PORTS = {7101, 7102, 7103};
+    private static Path folder;
+
+    @BeforeAll
+    static void startCluster() throws IOException, InterruptedException {
+        RedisServers.requireRedisBinaries();
+        folder = Files.createTempDirectory("exclusive-redis-cluster");
+        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        for (int port : PORTS) {
+            RedisServers.start(port, folder, "--cluster-enabled", "yes", "--cluster-config-file",
+                    folder.resolve("nodes-" + port + ".conf").toString());
+            create.add(RedisServers.HOST + ":" + port);
+        }
+        create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        RedisServers.run(create);
+        for (int port : PORTS) {
+            RedisServers.awaitTrue(() -> clusterStateOk(port), Duration.ofSeconds(30),
+                    "cluster_state:ok on port " + port);
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() throws IOException, InterruptedException {
+        for (int port : PORTS) {
+            RedisServers.stop(port);
+        }
+        if (folder != null) {
+            try (Stream<Path> files = Files.walk(folder)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+    }
+
+    @Override
+    protected LockStore createStore() {
+        return new RedisLockStoreProvider().create(STORE, Map.of("nodes",
+                "127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103", "connect-timeout", "2s", "socket-timeout", "2s"));
+    }
+
+    @Test
+    void locksSpreadOverEveryMasterAndAreAllListed() {
+        Set<Integer> masters = new HashSet<>();
+        for (int i = 0; i < 30; i++) {
+            String name = "spread:" + i;
+            assertTrue(lock(name).get(), name);
+            int slot = JedisClusterCRC16.getSlot(RedisKeys.lockKey(lock(name).name()));
+            assertEquals(slot, JedisClusterCRC16.getSlot(RedisKeys.fenceKey(lock(name).name())),
+                    "both keys of a lock share a slot");
+            masters.add(slot * PORTS.length / 16_384); // redis-cli splits the slots into equal ranges
+        }
+        assertEquals(3, masters.size(), "30 names land on all three masters");
+        List<LockInfo> listed = registry.liveLocks("spread:", 100);
+        assertEquals(30, listed.size(), "listing scans every master");
+    }
+
+    private static boolean clusterStateOk(int port) {
+        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
+            return jedis.clusterInfo().contains("cluster_state:ok");
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package dev.exclusive.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exclusive.Lock;
+import dev.exclusive.LockRegistry;
+import dev.exclusive.contract.LockStoreContract;
+import dev.exclusive.spi.LockStore;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.RedisClient;
+
+/** The store contract on the standalone Redis at 127.0.0.1:6379; each test works under its own prefix. */
+class RedisLockStoreTest extends LockStoreContract {
+
+    @BeforeAll
+    static void redisAnswers() {
+        RedisServers.requireSharedRedis();
+    }
+
+    @Override
+    protected LockStore createStore() {
+        return RedisLockStore.builder().url(URI.create(RedisServers.SHARED_URL)).storeName(STORE)
+                .fenceRetention(Duration.ofMinutes(5)).build();
+    }
+
+    @Test
+    void storeOnAnApplicationClientWorksAndLeavesTheClientOpen() throws Exception {
+        try (RedisClient application = RedisClient.create(URI.create(RedisServers.SHARED_URL))) {
+            RedisLockStore store = RedisLockStore.using(application, STORE);
+            LockRegistry shared = newRegistry(store);
+            Lock holder = shared.lock("app-client", Duration.ofSeconds(30));
+            assertTrue(holder.get());
+            CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(
+                    () -> shared.lock("app-client", Duration.ofSeconds(30)).block(Duration.ofSeconds(20)));
+            assertTrue(store.subscriber().awaitListening(10, TimeUnit.SECONDS), "the subscriber connects");
+            assertTrue(holder.release());
+            assertTrue(waiter.get(20, TimeUnit.SECONDS));
+            store.close();
+            assertFalse(store.subscriber().listening(), "closing the store ends its subscription");
+            assertEquals("PONG", application.ping(), "the application's client stays open");
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.exclusive.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exclusive.LockHolder;
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LockEntry;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/** The Lua scripts through the store SPI, on the shared Redis, each test under its own prefix. */
+class RedisScriptsTest {
+
+    private static final LockHolder HOLDER = new LockHolder("scripts-test", "main", "checking");
+    private static final Duration TTL = Duration.ofSeconds(30);
+
+    private RedisLockStore store;
+    private String prefix;
+
+    @BeforeAll
+    static void redisAnswers() {
+        RedisServers.requireSharedRedis();
+    }
+
+    @BeforeEach
+    void openStore() {
+        store = RedisLockStore.builder().url(URI.create(RedisServers.SHARED_URL)).storeName("scripts")
+                .fenceRetention(Duration.ofMinutes(5)).build();
+        prefix = "scripts-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    @Test
+    void anotherOwnerCannotReleaseOrExtend() {
+        String name = prefix + "owned";
+        assertTrue(store.tryAcquire(name, "alice", HOLDER, TTL).acquired());
+        assertFalse(store.release(name, "bob"));
+        assertFalse(store.extend(name, "bob", Duration.ofMinutes(5)));
+        LockEntry entry = store.inspect(name).orElseThrow();
+        assertEquals("alice", entry.owner());
+        assertEquals(HOLDER, entry.holder());
+        assertTrue(entry.remaining().compareTo(TTL.plusMillis(2)) <= 0, "bob's extend changed nothing: " + entry.remaining());
+        assertTrue(store.release(name, "alice"));
+    }
+
+    @Test
+    void busyAnswerCarriesTheHoldersRemainingLease() {
+        String name = prefix + "busy";
+        assertTrue(store.tryAcquire(name, "alice", HOLDER, TTL).acquired());
+        Acquisition busy = store.tryAcquire(name, "bob", HOLDER, TTL);
+        Duration remaining = assertInstanceOf(Acquisition.Busy.class, busy).remaining();
+        assertTrue(remaining.compareTo(Duration.ofSeconds(25)) > 0 && remaining.compareTo(TTL.plusMillis(2)) <= 0,
+                String.valueOf(remaining));
+    }
+
+    @Test
+    void anExpiredKeyIsFreeAndItsOldOwnerHoldsNothing() throws InterruptedException {
+        String name = prefix + "expiring";
+        Acquisition.Acquired first = (Acquisition.Acquired) store.tryAcquire(name, "alice", HOLDER,
+                Duration.ofMillis(50));
+        RedisServers.awaitTrue(() -> store.inspect(name).isEmpty(), Duration.ofSeconds(5), "the lease to expire");
+        assertFalse(store.release(name, "alice"));
+        assertFalse(store.extend(name, "alice", TTL));
+        assertFalse(store.forceRelease(name));
+        Acquisition.Acquired second = (Acquisition.Acquired) store.tryAcquire(name, "bob", HOLDER, TTL);
+        assertTrue(second.fence() > first.fence());
+    }
+
+    @Test
+    void timesComeFromTheRedisClockAndTheFenceCounterOutlivesTheLease() {
+        String name = prefix + "timed";
+        Acquisition.Acquired acquired = (Acquisition.Acquired) store.tryAcquire(name, "alice", HOLDER, TTL);
+        List<String> time;
+        try (Jedis jedis = new Jedis(RedisServers.HOST, RedisServers.SHARED_PORT)) {
+            time = jedis.time();
+        }
+        Instant redisNow = Instant.ofEpochSecond(Long.parseLong(time.get(0)), Long.parseLong(time.get(1)) * 1_000);
+        assertTrue(Duration.between(acquired.acquiredAt(), redisNow).abs().toMillis() < 1_000);
+        assertEquals(TTL, Duration.between(acquired.acquiredAt(), acquired.expiresAt()));
+        assertTrue(store.release(name, "alice"));
+        assertFalse(store.client().exists(RedisKeys.lockKey(name)), "a released lock leaves no lease key");
+        long retained = store.client().pttl(RedisKeys.fenceKey(name));
+        assertTrue(retained > Duration.ofMinutes(4).toMillis(), "the fence counter is kept: " + retained + " ms");
+    }
+
+    @Test
+    void namesWithGlobCharactersMatchOnlyThemselves() {
+        List<String> names = List.of("*", "?", "[ab]", "a", "b", "\\", "x*", "xy", "x?", "x\\*");
+        for (String name : names) {
+            assertTrue(store.tryAcquire(prefix + name, "alice", HOLDER, TTL).acquired(), name);
+        }
+        for (String name : names) {
+            List<LockEntry> listed = store.list(prefix + name, 100);
+            assertTrue(listed.stream().allMatch(entry -> entry.name().startsWith(prefix + name)), name + ": " + listed);
+        }
+        assertEquals(1, store.list(prefix + "*", 100).size());
+        assertEquals(1, store.list(prefix + "[", 100).size());
+        assertEquals(1, store.list(prefix + "\\", 100).size());
+        assertTrue(store.forceRelease(prefix + "*"));
+        assertEquals(names.size() - 1, store.list(prefix, 100).size(), "force-releasing '*' freed nothing else");
+        assertFalse(store.release(prefix + "?", "bob"));
+        assertTrue(store.inspect(prefix + "a").isPresent());
+    }
+
+    @Test
+    void bracesAndPercentSignsInNamesKeepLocksApart() {
+        List<String> names = List.of("{a}", "a", "}", "%7D", "{", "x}{y", "x", "%", "%25", "\uD800", "\uD801");
+        for (String name : names) {
+            assertTrue(store.tryAcquire(prefix + name, "alice", HOLDER, TTL).acquired(), name);
+        }
+        for (String name : names) {
+            assertFalse(store.tryAcquire(prefix + name, "bob", HOLDER, TTL).acquired(), name);
+            assertEquals(prefix + name, store.inspect(prefix + name).orElseThrow().name());
+        }
+        assertEquals(names.size(), store.list(prefix, 100).size());
+        assertEquals(List.of(prefix + "x}{y"), store.list(prefix + "x}", 100).stream().map(LockEntry::name).toList());
+    }
+
+    @Test
+    void listingHonoursTheLimitAndLeavesOutExpiredLocks() throws InterruptedException {
+        for (int i = 0; i < 5; i++) {
+            assertTrue(store.tryAcquire(prefix + "live:" + i, "alice", HOLDER, TTL).acquired());
+        }
+        assertTrue(store.tryAcquire(prefix + "live:short", "alice", HOLDER, Duration.ofMillis(30)).acquired());
+        RedisServers.awaitTrue(() -> store.inspect(prefix + "live:short").isEmpty(), Duration.ofSeconds(5),
+                "the short lease to expire");
+        assertEquals(5, store.list(prefix + "live:", 100).size());
+        assertEquals(2, store.list(prefix + "live:", 2).size());
+    }
+}

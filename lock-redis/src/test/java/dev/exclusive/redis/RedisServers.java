@@ -1,0 +1,121 @@
+package dev.exclusive.redis;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+
+/**
+ * The Redis servers the tests use: the shared one on 127.0.0.1:6379, and throwaway ones this module starts on
+ * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops.
+ *
+ * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
+ */
+final class RedisServers {
+
+    static final String HOST = "127.0.0.1";
+    static final int SHARED_PORT = 6379;
+    static final String SHARED_URL = "redis://" + HOST + ":" + SHARED_PORT;
+
+    private RedisServers() {
+    }
+
+    /** Skips (or under CI fails) the calling test when the shared Redis does not answer. */
+    static void requireSharedRedis() {
+        if (!answers(SHARED_PORT)) {
+            unavailable("no Redis answers on " + HOST + ":" + SHARED_PORT + "; start one (redis-server) to run the "
+                    + "Redis store tests");
+        }
+    }
+
+    /** Skips (or under CI fails) the calling test when {@code redis-server} and {@code redis-cli} are missing. */
+    static void requireRedisBinaries() {
+        for (String binary : List.of("redis-server", "redis-cli")) {
+            boolean found = false;
+            for (String folder : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+                found |= Files.isExecutable(Path.of(folder, binary));
+            }
+            if (!found) {
+                unavailable(binary + " is not on the PATH; install Redis to run the tests that start their own "
+                        + "servers");
+            }
+        }
+    }
+
+    static void unavailable(String message) {
+        if ("true".equals(System.getenv("CI"))) {
+            fail(message + " (CI=true: services must be there)");
+        }
+        Assumptions.abort(message);
+    }
+
+    /** @return whether a Redis answers PING on the port within a second */
+    static boolean answers(int port) {
+        try (Jedis jedis = new Jedis(new HostAndPort(HOST, port), DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build())) {
+            return "PONG".equals(jedis.ping());
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Starts a throwaway server (daemonized, no persistence) and waits until it answers.
+     *
+     * @param port  a port of this module's range 7100-7199
+     * @param dir   the folder for its files
+     * @param extra more {@code redis-server} arguments
+     */
+    static void start(int port, Path dir, String... extra) throws IOException, InterruptedException {
+        stop(port); // a previous run that died may have left it running
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+                HOST, "--save", "", "--appendonly", "no", "--daemonize", "yes", "--dir", dir.toString(),
+                "--logfile", dir.resolve("redis-" + port + ".log").toString()));
+        command.addAll(List.of(extra));
+        run(command);
+        awaitTrue(() -> answers(port), Duration.ofSeconds(10), "redis-server on port " + port + " to answer");
+    }
+
+    /** Stops a throwaway server without saving; nothing happens if none runs there. */
+    static void stop(int port) throws IOException, InterruptedException {
+        if (answers(port)) {
+            run(List.of("redis-cli", "-h", HOST, "-p", Integer.toString(port), "shutdown", "nosave"));
+            awaitTrue(() -> !answers(port), Duration.ofSeconds(10), "redis-server on port " + port + " to stop");
+        }
+    }
+
+    /** Runs a command, failing with its output unless it exits with 0 within 60 s. */
+    static String run(List<String> command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            fail("timed out: " + command);
+        }
+        String output = new String(process.getInputStream().readAllBytes());
+        if (process.exitValue() != 0 && !command.contains("shutdown")) {
+            fail(command + " exited with " + process.exitValue() + ": " + output);
+        }
+        return output;
+    }
+
+    /** Polls until {@code condition} holds, failing after {@code max}. */
+    static void awaitTrue(java.util.function.BooleanSupplier condition, Duration max, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("waited " + max + " for " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+}
