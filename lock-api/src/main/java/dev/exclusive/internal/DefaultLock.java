@@ -122,15 +122,17 @@ public final class DefaultLock implements Lock {
                 }
                 return false;
             }
+            if (Thread.interrupted()) {
+                // Checked after an attempt and before waiting, so a wake-up this waiter received was used.
+                Thread.currentThread().interrupt();
+                throw new LockInterruptedException(name, binding.name(), new InterruptedException());
+            }
             long pause = Math.min(left, pause(policy, attempt, ((Acquisition.Busy) outcome).remaining()));
             try {
                 binding.store().awaitRelease(name, Duration.ofNanos(Math.max(pause, MIN_PAUSE_NANOS)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LockInterruptedException(name, binding.name(), e);
-            }
-            if (Thread.currentThread().isInterrupted()) {
-                throw new LockInterruptedException(name, binding.name(), new InterruptedException());
             }
         }
     }

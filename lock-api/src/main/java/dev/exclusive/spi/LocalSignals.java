@@ -1,99 +1,113 @@
 package dev.exclusive.spi;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * Wakes the threads of this JVM that wait for a lock name, for stores to use in
- * {@link LockStore#awaitRelease}. A name costs memory only while some thread waits on it.
+ * Wakes the threads of this JVM that wait for a lock name, for stores to use in {@link LockStore#awaitRelease}.
+ * A release wakes one waiter, the longest waiting, so that a release under contention costs one new attempt, not
+ * one per waiter; the woken waiter always tries to acquire once more (the core does so after every wake-up), and
+ * if it is interrupted instead it passes the wake-up on. A name costs memory only while some thread waits on it.
  *
- * <p>No wake-up is lost: {@link #await} registers the waiter first and only then asks {@code stillBusy}, so a
- * release either happens before that check (and the check sees it) or after the registration (and its
- * {@link #signal} reaches the waiter).
+ * <p>No wake-up is lost to a race with registration: {@link #await} registers the waiter first and only then asks
+ * {@code stillBusy}, so a release either happens before that check (and the check sees it) or after the
+ * registration (and its {@link #signal} reaches a registered waiter).
  */
 public final class LocalSignals {
 
-    private final ConcurrentHashMap<String, Waiters> waiting = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ArrayDeque<Waiter>> waiting = new ConcurrentHashMap<>();
+
+    /** One parked thread; {@code signalled} is set once, by the signal that chose it. */
+    private static final class Waiter {
+        final Thread thread = Thread.currentThread();
+        volatile boolean signalled;
+    }
 
     /**
-     * Blocks until {@code name} is signalled or {@code maxWait} passes; returns at once if {@code stillBusy}
-     * answers {@code false} after the waiter is registered.
+     * Blocks until this thread is chosen by a {@link #signal} of {@code name} (or woken by {@link #signalAll()}),
+     * or {@code maxWait} passes; returns at once if {@code stillBusy} answers {@code false} after the waiter is
+     * registered.
      *
      * @param name      the lock name
      * @param maxWait   the longest to block
      * @param stillBusy a check of the lock's state, run once after registration
-     * @throws InterruptedException if interrupted while blocked
+     * @throws InterruptedException if interrupted while blocked (a wake-up it had received goes to the next waiter)
      */
     public void await(String name, Duration maxWait, BooleanSupplier stillBusy) throws InterruptedException {
-        long[] generation = new long[1];
-        Waiters waiters = waiting.compute(name, (key, existing) -> {
-            Waiters group = existing == null ? new Waiters() : existing;
-            group.count++;
-            generation[0] = group.generation;
-            return group;
+        Waiter me = new Waiter();
+        waiting.compute(name, (key, queue) -> {
+            ArrayDeque<Waiter> waiters = queue == null ? new ArrayDeque<>() : queue;
+            waiters.addLast(me);
+            return waiters;
         });
+        boolean interrupted = false;
         try {
             if (!stillBusy.getAsBoolean()) {
                 return;
             }
-            long nanos = maxWait.toNanos();
-            waiters.lock.lockInterruptibly();
-            try {
-                while (waiters.generation == generation[0] && nanos > 0) {
-                    nanos = waiters.changed.awaitNanos(nanos);
+            long deadline = System.nanoTime() + maxWait.toNanos();
+            while (!me.signalled) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
                 }
-            } finally {
-                waiters.lock.unlock();
+                LockSupport.parkNanos(this, left);
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                    throw new InterruptedException("interrupted while waiting for lock '" + name + "'");
+                }
             }
         } finally {
-            waiting.compute(name, (key, group) -> --group.count == 0 ? null : group);
+            waiting.computeIfPresent(name, (key, waiters) -> {
+                waiters.remove(me);
+                return waiters.isEmpty() ? null : waiters;
+            });
+            if (interrupted && me.signalled) {
+                signal(name);
+            }
         }
     }
 
     /**
-     * Wakes every thread waiting on {@code name}. Cheap when nobody waits.
+     * Wakes the longest-waiting thread on {@code name}, if any. Cheap when nobody waits.
      *
      * @param name the lock name
      */
     public void signal(String name) {
-        Waiters waiters = waiting.get(name);
-        if (waiters != null) {
-            waiters.wake();
+        if (waiting.containsKey(name)) {
+            waiting.computeIfPresent(name, (key, waiters) -> {
+                Waiter next = waiters.pollFirst();
+                if (next != null) {
+                    next.signalled = true;
+                    LockSupport.unpark(next.thread);
+                }
+                return waiters.isEmpty() ? null : waiters;
+            });
         }
     }
 
-    /** Wakes every waiting thread, whatever its name (for a store that cannot tell which lock changed). */
+    /**
+     * Wakes every waiting thread, whatever its name: for a store that cannot tell which lock changed (a lost
+     * connection, a close).
+     */
     public void signalAll() {
-        waiting.values().forEach(Waiters::wake);
+        for (String name : waiting.keySet()) {
+            waiting.computeIfPresent(name, (key, waiters) -> {
+                for (Waiter waiter : waiters) {
+                    waiter.signalled = true;
+                    LockSupport.unpark(waiter.thread);
+                }
+                waiters.clear();
+                return null;
+            });
+        }
     }
 
     /** @return how many names have waiters now (for tests of reclamation) */
     public int waitingNames() {
         return waiting.size();
-    }
-
-    /**
-     * The waiters of one name. {@code count} is only changed inside the map's {@code compute}; {@code generation}
-     * only under {@code lock}, and is read at registration (inside {@code compute}) so that a signal sent after
-     * a waiter registered always ends its wait.
-     */
-    private static final class Waiters {
-        final ReentrantLock lock = new ReentrantLock();
-        final Condition changed = lock.newCondition();
-        volatile long generation;
-        int count;
-
-        void wake() {
-            lock.lock();
-            try {
-                generation++;
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
     }
 }
