@@ -1,0 +1,57 @@
+package dev.exclusive.demo.rest;
+
+import dev.exclusive.LockInfo;
+import dev.exclusive.LockRegistry;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+
+/**
+ * For operators (role {@code exclusive-admin}, enforced in {@code web.xml}): every store's live locks, and
+ * force-release of a stuck one.
+ */
+@Path("admin/locks")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class LockAdminResource {
+
+    private static final Logger LOG = Logger.getLogger(LockAdminResource.class.getName());
+
+    @Inject
+    LockRegistry locks;
+
+    /** @return the live locks of every configured store whose name starts with {@code prefix} */
+    @GET
+    public List<LockInfo> liveLocks(@QueryParam("prefix") @DefaultValue("") String prefix,
+            @QueryParam("limit") @DefaultValue("100") int limit) {
+        List<LockInfo> live = new ArrayList<>();
+        for (String store : locks.storeNames()) {
+            live.addAll(locks.store(store).liveLocks(prefix, limit));
+        }
+        return live;
+    }
+
+    /** Frees a lock whoever holds it: 204 if it was held, 404 if it was free. */
+    @DELETE
+    @Path("{store}/{name}")
+    public Response forceRelease(@PathParam("store") String store, @PathParam("name") String name,
+            @Context SecurityContext security) {
+        boolean freed = locks.store(store).forceRelease(name);
+        LOG.info(() -> security.getUserPrincipal().getName() + " force-released '" + name + "' in store '" + store
+                + "': " + (freed ? "it was held" : "it was free"));
+        return Response.status(freed ? Response.Status.NO_CONTENT : Response.Status.NOT_FOUND).build();
+    }
+}
