@@ -1,0 +1,38 @@
+package dev.exclusive.demo.semantics;
+
+import dev.exclusive.cdi.Exclusive;
+import dev.exclusive.cdi.OnBusy;
+import jakarta.ejb.LocalBean;
+import jakarta.ejb.Stateless;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+
+/** {@link Guarded} on a {@code @Stateless} EJB. */
+@Stateless
+@LocalBean
+public class GuardedStatelessBean implements Guarded {
+
+    @Override
+    @Exclusive(value = "it:semantics:stateless:{key}", ttl = 30)
+    public String hold(String key, CountDownLatch entered, CountDownLatch leave, List<String> log) {
+        entered.countDown();
+        Guarded.await(leave);
+        log.add("hold");
+        return "hold";
+    }
+
+    @Override
+    @Exclusive(value = "it:semantics:stateless:{key}", ttl = 30, maxWait = 10)
+    public String waitFor(String key, List<String> log) {
+        log.add("wait");
+        return "wait";
+    }
+
+    @Override
+    @Exclusive(value = "it:semantics:stateless:{key}", ttl = 30, onBusy = OnBusy.SKIP)
+    public Optional<String> skipIfBusy(String key, List<String> log) {
+        log.add("skip-ran");
+        return Optional.of("skip-ran");
+    }
+}
