@@ -1,0 +1,261 @@
+package dev.exclusive.jpa;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The SQL the store sends to each database it supports. Every time expression reads the database's clock, so
+ * the JVM's clock decides nothing; times travel to the JVM as epoch milliseconds and durations as milliseconds,
+ * both computed by the database, so no time zone is ever interpreted on this side.
+ */
+enum Database {
+
+    /** PostgreSQL: {@code timestamptz} columns, {@code CURRENT_TIMESTAMP} (start of the store's short transaction). */
+    POSTGRESQL("PostgreSQL") {
+        @Override
+        String now() {
+            return "CURRENT_TIMESTAMP";
+        }
+
+        @Override
+        String plusMillis(String parameter) {
+            return "(CURRENT_TIMESTAMP + CAST(" + parameter + " AS DOUBLE PRECISION) * INTERVAL '1 millisecond')";
+        }
+
+        @Override
+        String epochMillis(String column) {
+            return "CAST(FLOOR(EXTRACT(EPOCH FROM " + column + ") * 1000) AS BIGINT)";
+        }
+
+        @Override
+        String remainingMillis(String column) {
+            return "CAST(FLOOR(EXTRACT(EPOCH FROM (" + column + " - CURRENT_TIMESTAMP)) * 1000) AS BIGINT)";
+        }
+
+        @Override
+        boolean returning() {
+            return true;
+        }
+
+        /** {@code DO NOTHING} takes no lock on an existing row and raises no error. */
+        @Override
+        String insertFirstRow(String table, String values) {
+            return "INSERT INTO " + table + " (name, owner, holder, acquired_at, expires_at, fence) VALUES " + values
+                    + " ON CONFLICT (name) DO NOTHING";
+        }
+
+        @Override
+        List<String> createTable(String table) {
+            return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                    + "    name        VARCHAR(255) COLLATE \"C\" NOT NULL PRIMARY KEY,\n"
+                    + "    owner       VARCHAR(255),\n"
+                    + "    holder      VARCHAR(1000),\n"
+                    + "    acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,\n"
+                    + "    expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,\n"
+                    + "    fence       BIGINT NOT NULL\n"
+                    + ")",
+                    "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
+        }
+    },
+
+    /**
+     * MariaDB: {@code DATETIME(6)} columns holding UTC from {@code UTC_TIMESTAMP(6)}, so the session's
+     * {@code time_zone} changes nothing and there is no 2038 limit; the name column compares bytes without
+     * padding, so {@code "a"}, {@code "A"} and {@code "a "} are three locks.
+     */
+    MARIADB("MariaDB") {
+        @Override
+        String now() {
+            return "UTC_TIMESTAMP(6)";
+        }
+
+        @Override
+        String plusMillis(String parameter) {
+            return "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL (" + parameter + " * 1000) MICROSECOND)";
+        }
+
+        @Override
+        String epochMillis(String column) {
+            return "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + column + ") DIV 1000)";
+        }
+
+        @Override
+        String remainingMillis(String column) {
+            return "(TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), " + column + ") DIV 1000)";
+        }
+
+        @Override
+        String insertIfAbsent() {
+            return "INSERT IGNORE INTO ";
+        }
+
+        @Override
+        List<String> createTable(String table) {
+            return mysqlTable(table, "utf8mb4_nopad_bin");
+        }
+    },
+
+    /** MySQL 8: the MariaDB statements, with MySQL's binary no-pad collation. */
+    MYSQL("MySQL") {
+        @Override
+        String now() {
+            return MARIADB.now();
+        }
+
+        @Override
+        String plusMillis(String parameter) {
+            return MARIADB.plusMillis(parameter);
+        }
+
+        @Override
+        String epochMillis(String column) {
+            return MARIADB.epochMillis(column);
+        }
+
+        @Override
+        String remainingMillis(String column) {
+            return MARIADB.remainingMillis(column);
+        }
+
+        @Override
+        String insertIfAbsent() {
+            return MARIADB.insertIfAbsent();
+        }
+
+        @Override
+        List<String> createTable(String table) {
+            return mysqlTable(table, "utf8mb4_0900_bin");
+        }
+    },
+
+    /**
+     * H2 2.x: {@code TIMESTAMP(6) WITH TIME ZONE} columns, always written at offset +00:00, because H2's
+     * {@code DATEDIFF} subtracts local fields and a session may have another time zone.
+     */
+    H2("H2") {
+        private static final String NOW = "(CURRENT_TIMESTAMP AT TIME ZONE 'UTC')";
+
+        @Override
+        String now() {
+            return NOW;
+        }
+
+        @Override
+        String plusMillis(String parameter) {
+            return "DATEADD(MILLISECOND, " + parameter + ", " + NOW + ")";
+        }
+
+        @Override
+        String epochMillis(String column) {
+            return "DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + column + ")";
+        }
+
+        @Override
+        String remainingMillis(String column) {
+            return "DATEDIFF(MILLISECOND, " + NOW + ", " + column + ")";
+        }
+
+        /** A MERGE that inserts only when absent, so only a true race with another inserter raises an error. */
+        @Override
+        String insertFirstRow(String table, String values) {
+            return "MERGE INTO " + table + " AS l USING (VALUES (1)) AS s(x) ON l.name = ?1 WHEN NOT MATCHED THEN"
+                    + " INSERT (name, owner, holder, acquired_at, expires_at, fence) VALUES " + values;
+        }
+
+        @Override
+        List<String> createTable(String table) {
+            return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                    + "    name        VARCHAR(255) NOT NULL PRIMARY KEY,\n"
+                    + "    owner       VARCHAR(255),\n"
+                    + "    holder      VARCHAR(1000),\n"
+                    + "    acquired_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,\n"
+                    + "    expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,\n"
+                    + "    fence       BIGINT NOT NULL\n"
+                    + ")",
+                    "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
+        }
+    };
+
+    private final String displayName;
+
+    Database(String displayName) {
+        this.displayName = displayName;
+    }
+
+    /** @return the database's current time, constant within one statement */
+    abstract String now();
+
+    /** @return the database's current time plus {@code parameter} milliseconds (may be negative) */
+    abstract String plusMillis(String parameter);
+
+    /** @return {@code column} as epoch milliseconds (a BIGINT) */
+    abstract String epochMillis(String column);
+
+    /** @return {@code column} minus the database's current time, in milliseconds (a BIGINT) */
+    abstract String remainingMillis(String column);
+
+    /** @return the start of an INSERT that answers 0 rows instead of failing on a duplicate key, where there is one */
+    String insertIfAbsent() {
+        return "INSERT INTO ";
+    }
+
+    /** @return whether UPDATE and INSERT can return the row they wrote ({@code RETURNING}) */
+    boolean returning() {
+        return false;
+    }
+
+    /**
+     * @param values the parenthesized values, with the name as {@code ?1}
+     * @return a statement that inserts the first row of a name; 0 rows or a duplicate-key error when it exists
+     */
+    String insertFirstRow(String table, String values) {
+        return insertIfAbsent() + table + " (name, owner, holder, acquired_at, expires_at, fence) VALUES " + values;
+    }
+
+    /** @return the DDL that creates the table and its index when missing */
+    abstract List<String> createTable(String table);
+
+    @Override
+    public String toString() {
+        return displayName;
+    }
+
+    /**
+     * @param productName    {@code DatabaseMetaData.getDatabaseProductName()} or a {@code version()} answer
+     * @param productVersion the product version, which tells MariaDB from MySQL behind either driver
+     * @return the database, or {@code null} if the store does not support it
+     */
+    static Database recognize(String productName, String productVersion) {
+        String product = (productName + " " + productVersion).toLowerCase(Locale.ROOT);
+        if (product.contains("postgres")) {
+            return POSTGRESQL;
+        }
+        if (product.contains("mariadb")) {
+            return MARIADB;
+        }
+        if (product.contains("mysql")) {
+            return MYSQL;
+        }
+        if (product.startsWith("h2")) {
+            return H2;
+        }
+        return null;
+    }
+
+    private static List<String> mysqlTable(String table, String binaryCollation) {
+        return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                + "    name        VARCHAR(255) CHARACTER SET utf8mb4 COLLATE " + binaryCollation
+                + " NOT NULL PRIMARY KEY,\n"
+                + "    owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE " + binaryCollation + ",\n"
+                + "    holder      VARCHAR(1000) CHARACTER SET utf8mb4,\n"
+                + "    acquired_at DATETIME(6) NOT NULL,\n"
+                + "    expires_at  DATETIME(6) NOT NULL,\n"
+                + "    fence       BIGINT NOT NULL,\n"
+                + "    INDEX " + indexName(table) + " (expires_at)\n"
+                + ") ENGINE=InnoDB");
+    }
+
+    private static String indexName(String table) {
+        return table.substring(table.lastIndexOf('.') + 1) + "_expires_at";
+    }
+}

@@ -1,0 +1,81 @@
+package dev.exclusive.jpa;
+
+/**
+ * The store's statements for one table on one database, built once. Parameters are JPA ordinal parameters
+ * ({@code ?1}); the table name is checked by {@link JpaLockStore.Builder#table} before it gets here.
+ */
+final class Statements {
+
+    final Database database;
+    final String table;
+
+    /** Takes over an existing free or expired row, returning the lease where the database can (PostgreSQL). */
+    final String takeOverReturning;
+    /** Takes over an existing free or expired row: owner, holder, ttl ms, name. */
+    final String takeOver;
+    /** Inserts the first row of a name with fence 1: name, owner, holder, ttl ms. */
+    final String insert;
+    /** The lease just granted: fence, acquired-at and expires-at ms of name. */
+    final String readLease;
+    /** The remaining ms of a live lease on name. */
+    final String readRemaining;
+    final String release;
+    final String forceRelease;
+    /** ttl ms, name, owner. */
+    final String extend;
+    final String inspect;
+    /** pattern (escape character {@code !}); the limit is appended. */
+    final String list;
+    /** retention ms (negative). */
+    final String cleanUp;
+    /** A cheap query that fails when the table is missing. */
+    final String probe;
+
+    Statements(Database database, String table) {
+        this.database = database;
+        this.table = table;
+        String now = database.now();
+        String entry = "name, owner, holder, " + database.epochMillis("acquired_at") + ", "
+                + database.epochMillis("expires_at") + ", " + database.remainingMillis("expires_at") + ", fence";
+        String live = "owner IS NOT NULL AND expires_at > " + now;
+        this.takeOverReturning = database.returning() ? "UPDATE " + table + " SET owner = ?1, holder = ?2, acquired_at = "
+                + now + ", expires_at = " + database.plusMillis("?3") + ", fence = fence + 1 WHERE name = ?4 AND (owner IS "
+                + "NULL OR expires_at <= " + now + ") RETURNING fence, " + database.epochMillis("acquired_at") + ", "
+                + database.epochMillis("expires_at") : null;
+        this.takeOver = "UPDATE " + table + " SET owner = ?1, holder = ?2, acquired_at = " + now + ", expires_at = "
+                + database.plusMillis("?3") + ", fence = fence + 1 WHERE name = ?4 AND (owner IS NULL OR expires_at <= "
+                + now + ")";
+        this.insert = database.insertFirstRow(table, "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", 1)")
+                + (database.returning() ? " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
+                        + database.epochMillis("expires_at") : "");
+        this.readLease = "SELECT fence, " + database.epochMillis("acquired_at") + ", "
+                + database.epochMillis("expires_at") + " FROM " + table + " WHERE name = ?1";
+        this.readRemaining = "SELECT " + database.remainingMillis("expires_at") + " FROM " + table
+                + " WHERE name = ?1 AND " + live;
+        this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND owner = ?2 AND "
+                + live;
+        this.forceRelease = "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND "
+                + live;
+        this.extend = "UPDATE " + table + " SET expires_at = " + database.plusMillis("?1")
+                + " WHERE name = ?2 AND owner = ?3 AND " + live;
+        this.inspect = "SELECT " + entry + " FROM " + table + " WHERE name = ?1 AND " + live;
+        this.list = "SELECT " + entry + " FROM " + table + " WHERE name LIKE ?1 ESCAPE '!' AND " + live
+                + " ORDER BY name LIMIT ";
+        this.cleanUp = "DELETE FROM " + table + " WHERE expires_at < " + database.plusMillis("?1")
+                + " AND (owner IS NULL OR expires_at <= " + now + ")";
+        this.probe = "SELECT COUNT(*) FROM " + table + " WHERE name = ''";
+    }
+
+    /** @return {@code prefix} as a LIKE pattern that matches it literally, with {@code !} as the escape */
+    static String prefixPattern(String prefix) {
+        StringBuilder pattern = new StringBuilder(prefix.length() + 8);
+        for (int i = 0; i < prefix.length(); i++) {
+            char c = prefix.charAt(i);
+            if (c == '!' || c == '%' || c == '_') {
+                pattern.append('!');
+            }
+            pattern.append(c);
+        }
+        return pattern.append('%').toString();
+    }
+}
