@@ -1,0 +1,73 @@
+package dev.exclusive.jpa;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A database the tests run on: its persistence unit in {@code src/test/resources/META-INF/persistence.xml}, and
+ * how to reach it with plain JDBC. A server that is not reachable skips the tests, unless CI=true: then it fails.
+ */
+record TestDatabase(String label, String unit, String url, String user, String password, String skewedUrl) {
+
+    static final TestDatabase H2 = new TestDatabase("H2 (in memory)", "exclusive-h2",
+            "jdbc:h2:mem:exclusive;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000", "sa", "",
+            "jdbc:h2:mem:exclusive;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000;TIME ZONE=Pacific/Kiritimati");
+
+    static final TestDatabase POSTGRES = new TestDatabase("PostgreSQL at 127.0.0.1:5432 (database test, user postgres)",
+            "exclusive-postgres", "jdbc:postgresql://127.0.0.1:5432/test?connectTimeout=5&loginTimeout=5&socketTimeout=30",
+            "postgres", "",
+            "jdbc:postgresql://127.0.0.1:5432/test?connectTimeout=5&loginTimeout=5&socketTimeout=30"
+                    + "&options=-c%20TimeZone=Pacific/Kiritimati");
+
+    static final TestDatabase MARIADB = new TestDatabase("MariaDB at 127.0.0.1:3306 (database test, user root)",
+            "exclusive-mariadb", "jdbc:mariadb://127.0.0.1:3306/test?connectTimeout=5000&socketTimeout=30000", "root",
+            "",
+            "jdbc:mariadb://127.0.0.1:3306/test?connectTimeout=5000&socketTimeout=30000"
+                    + "&sessionVariables=time_zone='+13:00'");
+
+    /** Skips the calling test class when the server is down, or fails it under CI=true. */
+    void assumeAvailable() {
+        try (Connection ignored = connect()) {
+            // reachable
+        } catch (SQLException e) {
+            String message = label + " is not reachable (" + e.getMessage() + "); start it to run these tests";
+            if ("true".equals(System.getenv("CI"))) {
+                fail(message + " — CI=true, so a missing database fails the build");
+            }
+            Assumptions.abort(message + " (skipped because CI is not true)");
+        }
+    }
+
+    Connection connect() throws SQLException {
+        DriverManager.setLoginTimeout(5);
+        return DriverManager.getConnection(url, user, password);
+    }
+
+    EntityManagerFactory open() {
+        return open(Map.of());
+    }
+
+    EntityManagerFactory open(Map<String, ?> overrides) {
+        return Persistence.createEntityManagerFactory(unit, new HashMap<>(overrides));
+    }
+
+    /** @return a factory whose JDBC sessions live in UTC+13 or +14, another notion of the local time than the server's */
+    EntityManagerFactory openSkewedSession() {
+        return open(Map.of("jakarta.persistence.jdbc.url", skewedUrl));
+    }
+
+    /** Drops a table, for tests that want a fresh one. */
+    void dropTable(String table) throws SQLException {
+        try (Connection connection = connect()) {
+            connection.createStatement().execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+}
