@@ -18,14 +18,16 @@ import java.util.TreeSet;
  * <li>{@code retention}: how long unused rows are kept (default {@code P7D});</li>
  * <li>{@code min-backoff}, {@code max-backoff}: the pauses of waiters polling for a release made in another JVM
  * (default {@code PT0.005S} and {@code PT0.1S});</li>
- * <li>{@code timeout}: the longest a statement may take (default {@code PT5S}).</li>
+ * <li>{@code timeout}: the longest a statement may take (default {@code PT5S});</li>
+ * <li>{@code data-source}: the JNDI name of a non-JTA data source that replaces the unit's own, so that one
+ * persistence unit serves several databases (the demo switches from H2 to PostgreSQL this way).</li>
  * </ul>
  * Durations are ISO-8601 ({@code PT30S}, {@code P7D}) or whole seconds ({@code 30}).
  */
 public final class JpaLockStoreProvider implements LockStoreProvider {
 
-    private static final Set<String> KEYS = Set.of("persistence-unit", "table", "create-table", "retention",
-            "min-backoff", "max-backoff", "timeout");
+    private static final Set<String> KEYS = Set.of("persistence-unit", "data-source", "table", "create-table",
+            "retention", "min-backoff", "max-backoff", "timeout");
 
     @Override
     public String type() {
@@ -47,6 +49,10 @@ public final class JpaLockStoreProvider implements LockStoreProvider {
                     + "dev.exclusive.jpa.LockRow", storeName, "persistence-unit", null);
         }
         JpaLockStore.Builder builder = JpaLockStore.builder(unit.strip()).storeName(storeName);
+        String dataSource = settings.get("data-source");
+        if (dataSource != null && !dataSource.isBlank()) {
+            builder.properties(java.util.Map.of("jakarta.persistence.nonJtaDataSource", dataSource.strip()));
+        }
         if (settings.containsKey("table")) {
             builder.table(settings.get("table").strip());
         }
