@@ -87,7 +87,7 @@ public final class FileLockStore implements LockStore {
         }
 
         boolean liveAt(long now) {
-            return !owner.isEmpty() && expiresAt > now;
+            return !owner.isEmpty() && expiresAt >= now;
         }
     }
 
@@ -138,10 +138,10 @@ public final class FileLockStore implements LockStore {
         return update(name, current -> {
             long now = clock.millis();
             if (current.liveAt(now)) {
-                return new Change<>(null, new Acquisition.Busy(Duration.ofMillis(current.expiresAt - now)));
+                return new Change<>(null, new Acquisition.Busy(Duration.ofMillis(current.expiresAt + 1 - now)));
             }
             long fence = current.fence + 1;
-            Record next = new Record(name, fence, owner, holder.encode(), now, now + ttl.toMillis());
+            Record next = new Record(name, fence, owner, holder.encode(), now, expiry(now, ttl));
             return new Change<>(next, new Acquisition.Acquired(fence, Instant.ofEpochMilli(now),
                     Instant.ofEpochMilli(next.expiresAt)));
         });
@@ -177,7 +177,7 @@ public final class FileLockStore implements LockStore {
                 return new Change<>(null, false);
             }
             return new Change<>(new Record(name, current.fence, owner, current.holder, current.acquiredAt,
-                    now + ttl.toMillis()), true);
+                    expiry(now, ttl)), true);
         });
     }
 
@@ -262,6 +262,16 @@ public final class FileLockStore implements LockStore {
         }
     }
 
+    /**
+     * The last millisecond of a lease of {@code ttl} starting at {@code now}: the ttl rounded up to whole
+     * milliseconds. The lease lasts through that millisecond ({@link Record#liveAt}), because the host clock is read
+     * in truncated milliseconds and the lease must not end before the end the holder estimated from the instant
+     * before its request.
+     */
+    private static long expiry(long now, Duration ttl) {
+        return now + ttl.toMillis() + (ttl.minusMillis(ttl.toMillis()).isZero() ? 0 : 1);
+    }
+
     private Optional<Record> read(Path file) throws IOException {
         ReentrantLock stripe = STRIPE_LOCKS[Math.floorMod(file.hashCode(), STRIPES)];
         stripe.lock();
@@ -281,7 +291,7 @@ public final class FileLockStore implements LockStore {
         }
         return Optional.of(new LockEntry(record.name, record.owner, LockHolder.decode(record.holder),
                 Instant.ofEpochMilli(record.acquiredAt), Instant.ofEpochMilli(record.expiresAt),
-                Duration.ofMillis(record.expiresAt - now), record.fence));
+                Duration.ofMillis(Math.max(1, record.expiresAt - now)), record.fence));
     }
 
     private Path fileOf(String name) {
