@@ -1,20 +1,16 @@
 package dev.exclusive.redis;
 
-import dev.exclusive.LockConfigurationException;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
+import dev.exclusive.spi.StoreSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.util.JedisURIHelper;
 
@@ -37,7 +33,6 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
 
     private static final Set<String> KEYS = new TreeSet<>(Set.of("url", "nodes", "sentinel-master", "sentinels",
             "connect-timeout", "socket-timeout", "pool-size"));
-    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s|m)");
 
     @Override
     public String type() {
@@ -45,84 +40,74 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
     }
 
     @Override
-    public LockStore create(String storeName, Map<String, String> settings) {
-        for (String key : new TreeSet<>(settings.keySet())) {
-            if (!KEYS.contains(key)) {
-                throw new LockConfigurationException("Store '" + storeName + "' of type redis has no setting '" + key
-                        + "' (exclusive.store." + storeName + "." + key + "); known settings: "
-                        + String.join(", ", KEYS), storeName, key, null);
-            }
-        }
+    public LockStore create(String storeName, Map<String, String> values) {
+        StoreSettings settings = StoreSettings.of(type(), storeName, values, KEYS);
         RedisLockStore.Builder builder = RedisLockStore.builder().storeName(storeName);
-        String url = value(settings, "url");
-        String nodes = value(settings, "nodes");
-        String master = value(settings, "sentinel-master");
-        String sentinels = value(settings, "sentinels");
+        String url = settings.text("url").orElse(null);
+        String nodes = settings.text("nodes").orElse(null);
+        String master = settings.text("sentinel-master").orElse(null);
+        String sentinels = settings.text("sentinels").orElse(null);
         if (nodes != null && (master != null || sentinels != null)) {
-            throw problem(storeName, "nodes", "sets both nodes (Cluster) and sentinels (Sentinel); keep one");
+            throw settings.problem("nodes", "sets both nodes (Cluster) and sentinels (Sentinel); keep one", null);
         }
         if ((master == null) != (sentinels == null)) {
             String missing = master == null ? "sentinel-master" : "sentinels";
-            throw problem(storeName, missing, "needs both sentinel-master and sentinels for Sentinel; set "
-                    + key(storeName, missing));
+            throw settings.problem(missing, "needs both sentinel-master and sentinels for Sentinel; set "
+                    + settings.key(missing), null);
         }
         if (url == null && nodes == null && master == null) {
-            throw problem(storeName, "url", "needs a Redis to connect to: set " + key(storeName, "url")
-                    + "=redis://host:6379 (or nodes for a Cluster, or sentinel-master and sentinels)");
+            throw settings.problem("url", "needs a Redis to connect to: set " + settings.key("url")
+                    + "=redis://host:6379 (or nodes for a Cluster, or sentinel-master and sentinels)", null);
         }
         if (url != null) {
-            URI uri;
-            try {
-                uri = RedisKeys.withDefaultPort(new URI(url));
-            } catch (URISyntaxException e) {
-                throw problem(storeName, "url", "has a malformed url '" + url + "'", e);
-            }
-            if (!JedisURIHelper.isValid(uri) || !JedisURIHelper.isRedisScheme(uri)) {
-                throw problem(storeName, "url", "needs a url like redis://[user:password@]host[:port][/database] "
-                        + "or rediss://... for TLS, got '" + url + "'");
-            }
-            if (nodes != null && JedisURIHelper.hasDbIndex(uri) && JedisURIHelper.getDBIndex(uri) != 0) {
-                throw problem(storeName, "url", "selects database " + JedisURIHelper.getDBIndex(uri)
-                        + ", but a Redis Cluster has only database 0; remove /" + JedisURIHelper.getDBIndex(uri));
-            }
-            builder.url(uri);
+            builder.url(uri(settings, url, nodes != null));
         }
         if (nodes != null) {
-            builder.clusterNodes(hosts(storeName, "nodes", nodes));
+            builder.clusterNodes(hosts(settings, "nodes", nodes));
         }
         if (master != null) {
-            builder.sentinel(master, hosts(storeName, "sentinels", sentinels));
+            builder.sentinel(master, hosts(settings, "sentinels", sentinels));
         }
-        String connect = value(settings, "connect-timeout");
-        if (connect != null) {
-            builder.connectTimeout(duration(storeName, "connect-timeout", connect));
-        }
-        String socket = value(settings, "socket-timeout");
-        if (socket != null) {
-            builder.socketTimeout(duration(storeName, "socket-timeout", socket));
-        }
-        String pool = value(settings, "pool-size");
-        if (pool != null) {
-            int size;
-            try {
-                size = Integer.parseInt(pool);
-            } catch (NumberFormatException e) {
-                size = 0;
-            }
-            if (size <= 0 || size > 10_000) {
-                throw problem(storeName, "pool-size", "needs a pool-size between 1 and 10000, got '" + pool + "'");
-            }
-            builder.poolSize(size);
-        }
+        settings.duration("connect-timeout", Duration.ofMillis(1), Duration.ofMinutes(10))
+                .ifPresent(builder::connectTimeout);
+        settings.duration("socket-timeout", Duration.ofMillis(1), Duration.ofMinutes(10))
+                .ifPresent(builder::socketTimeout);
+        settings.text("pool-size").ifPresent(pool -> builder.poolSize(poolSize(settings, pool)));
         return builder.build();
     }
 
-    private static String value(Map<String, String> settings, String key) {
-        String value = settings.get(key);
-        return value == null || value.isBlank() ? null : value.strip();
+    private static URI uri(StoreSettings settings, String url, boolean cluster) {
+        URI uri;
+        try {
+            uri = RedisKeys.withDefaultPort(new URI(url));
+        } catch (URISyntaxException e) {
+            throw settings.problem("url", "has a malformed url '" + url + "'", e);
+        }
+        if (!JedisURIHelper.isValid(uri) || !JedisURIHelper.isRedisScheme(uri)) {
+            throw settings.problem("url", "needs a url like redis://[user:password@]host[:port][/database] "
+                    + "or rediss://... for TLS, got '" + url + "'", null);
+        }
+        if (cluster && JedisURIHelper.hasDbIndex(uri) && JedisURIHelper.getDBIndex(uri) != 0) {
+            throw settings.problem("url", "selects database " + JedisURIHelper.getDBIndex(uri)
+                    + ", but a Redis Cluster has only database 0; remove /" + JedisURIHelper.getDBIndex(uri), null);
+        }
+        return uri;
     }
 
-    private static List<HostAndPort> hosts(String storeName, String key, String value) {
+    private static int poolSize(StoreSettings settings, String pool) {
+        int size;
+        try {
+            size = Integer.parseInt(pool);
+        } catch (NumberFormatException e) {
+            size = 0;
+        }
+        if (size <= 0 || size > 10_000) {
+            throw settings.problem("pool-size", "needs a pool-size between 1 and 10000, got '" + pool + "'", null);
+        }
+        return size;
+    }
+
+    private static List<HostAndPort> hosts(StoreSettings settings, String key, String value) {
         List<HostAndPort> hosts = new ArrayList<>();
         for (String part : value.split(",")) {
             String node = part.strip();
@@ -136,8 +121,8 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
                 }
             }
             if (port <= 0 || port > 65_535) {
-                throw problem(storeName, key, "needs host:port entries separated by commas in " + key(storeName, key)
-                        + ", got '" + node + "'");
+                throw settings.problem(key, "needs host:port entries separated by commas in " + settings.key(key)
+                        + ", got '" + node + "'", null);
             }
             String host = node.substring(0, colon);
             if (host.startsWith("[") && host.endsWith("]")) {
@@ -146,44 +131,5 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
             hosts.add(new HostAndPort(host, port));
         }
         return hosts;
-    }
-
-    private static Duration duration(String storeName, String key, String value) {
-        Duration duration = null;
-        Matcher simple = SIMPLE_DURATION.matcher(value.toLowerCase(Locale.ROOT));
-        if (simple.matches()) {
-            long amount = Long.parseLong(simple.group(1));
-            duration = switch (simple.group(2)) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                default -> Duration.ofMinutes(amount);
-            };
-        } else {
-            try {
-                duration = Duration.parse(value);
-            } catch (DateTimeParseException e) {
-                duration = null;
-            }
-        }
-        if (duration == null || duration.compareTo(Duration.ofMillis(1)) < 0
-                || duration.compareTo(Duration.ofMinutes(10)) > 0) {
-            throw problem(storeName, key, "needs " + key(storeName, key) + " between 1ms and 10m, like 500ms, 2s or "
-                    + "PT2S, got '" + value + "'");
-        }
-        return duration;
-    }
-
-    private static String key(String storeName, String key) {
-        return "exclusive.store." + storeName + "." + key;
-    }
-
-    private static LockConfigurationException problem(String storeName, String key, String message) {
-        return problem(storeName, key, message, null);
-    }
-
-    private static LockConfigurationException problem(String storeName, String key, String message,
-            Throwable cause) {
-        return new LockConfigurationException("Store '" + storeName + "' of type redis " + message, storeName, key,
-                cause);
     }
 }
