@@ -1,0 +1,378 @@
+package dev.exclusive.admin;
+
+import com.vaadin.flow.component.AttachEvent;
+import com.vaadin.flow.component.Component;
+import com.vaadin.flow.component.DetachEvent;
+import com.vaadin.flow.component.UI;
+import com.vaadin.flow.component.UIDetachedException;
+import com.vaadin.flow.component.combobox.MultiSelectComboBox;
+import com.vaadin.flow.component.confirmdialog.ConfirmDialog;
+import com.vaadin.flow.component.grid.ColumnTextAlign;
+import com.vaadin.flow.component.grid.Grid;
+import com.vaadin.flow.component.grid.GridVariant;
+import com.vaadin.flow.component.html.Div;
+import com.vaadin.flow.component.html.H2;
+import com.vaadin.flow.component.html.Paragraph;
+import com.vaadin.flow.component.html.Span;
+import com.vaadin.flow.component.notification.Notification;
+import com.vaadin.flow.component.notification.NotificationVariant;
+import com.vaadin.flow.component.orderedlayout.FlexComponent;
+import com.vaadin.flow.component.orderedlayout.HorizontalLayout;
+import com.vaadin.flow.component.orderedlayout.VerticalLayout;
+import com.vaadin.flow.component.select.Select;
+import com.vaadin.flow.component.textfield.TextField;
+import com.vaadin.flow.data.provider.Query;
+import com.vaadin.flow.data.renderer.LitRenderer;
+import com.vaadin.flow.data.provider.QuerySortOrder;
+import com.vaadin.flow.data.provider.SortDirection;
+import com.vaadin.flow.data.value.ValueChangeMode;
+import com.vaadin.flow.router.BeforeEnterEvent;
+import com.vaadin.flow.router.BeforeEnterObserver;
+import com.vaadin.flow.router.HasDynamicTitle;
+import com.vaadin.flow.router.NavigationTrigger;
+import com.vaadin.flow.server.VaadinRequest;
+import com.vaadin.flow.shared.Registration;
+import com.vaadin.flow.shared.communication.PushMode;
+import com.vaadin.flow.shared.ui.Transport;
+import dev.exclusive.LockHolder;
+import dev.exclusive.LockInfo;
+import dev.exclusive.admin.LockFilter.NameMatch;
+import dev.exclusive.admin.internal.ConsoleAccess;
+import dev.exclusive.admin.internal.ConsoleFormat;
+import dev.exclusive.admin.internal.ConsoleSettings;
+import dev.exclusive.admin.internal.ConsoleUpdates;
+import jakarta.enterprise.context.Dependent;
+import jakarta.inject.Inject;
+import java.security.Principal;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The lock console: every live lock of every configured store in one grid, refreshed live, with force-release.
+ *
+ * <p>Registered at {@code exclusive.console.route} (default {@code exclusive}) when Vaadin starts. Security is
+ * declared here, in {@link #beforeEnter}: only users in role {@code exclusive.console.role} (default
+ * {@code exclusive-admin}) see the console; a signed-in user without the role gets a page that says so; a visitor
+ * who is not signed in is sent to the application's login by reloading the page, which the application protects
+ * with a security constraint in its {@code web.xml}.
+ *
+ * <p>Live: the grid re-reads the stores every {@code exclusive.console.refresh-millis} (changes other servers made,
+ * and the remaining time counting down), and at once, through server push, when a lock changes in this JVM.
+ */
+@Dependent
+public class LockConsoleView extends VerticalLayout implements BeforeEnterObserver, HasDynamicTitle {
+
+    private final LockConsoleService service;
+    private final ConsoleSettings settings;
+    private final ConsoleUpdates updates;
+
+    private final TextField name = new TextField("Name");
+    private final Select<NameMatch> match = new Select<>();
+    private final MultiSelectComboBox<String> stores = new MultiSelectComboBox<>("Stores");
+    private final Div banners = new Div();
+    private final Grid<LockInfo> grid = new Grid<>();
+    private final List<Registration> liveRegistrations = new ArrayList<>();
+    private final List<Component> consoleParts = new ArrayList<>();
+
+    private boolean allowed;
+    private String user = "";
+    private ZoneId zone = ZoneId.systemDefault();
+    private LockSnapshot snapshot = LockSnapshot.empty();
+    private List<String> shownBanners = List.of();
+
+    @Inject
+    public LockConsoleView(LockConsoleService service, ConsoleSettings settings, ConsoleUpdates updates) {
+        this.service = service;
+        this.settings = settings;
+        this.updates = updates;
+        setSizeFull();
+        addClassName("exclusive-console");
+    }
+
+    @Override
+    public String getPageTitle() {
+        return "Locks · Exclusive";
+    }
+
+    @Override
+    public void beforeEnter(BeforeEnterEvent event) {
+        VaadinRequest request = VaadinRequest.getCurrent();
+        Principal principal = request == null ? null : request.getUserPrincipal();
+        ConsoleAccess access = ConsoleAccess.decide(principal, request == null ? role -> false : request::isUserInRole,
+                settings.role());
+        if (access == ConsoleAccess.LOGIN_REQUIRED && event.getTrigger() != NavigationTrigger.PAGE_LOAD) {
+            // a full page load lets the container's login (FORM or BASIC) protect the console's path
+            event.getUI().getPage().setLocation(event.getLocation().getPathWithQueryParameters());
+        }
+        enter(access, principal == null ? "" : principal.getName());
+    }
+
+    /** Shows the console, or the page that says why not. */
+    void enter(ConsoleAccess access, String userName) {
+        allowed = access == ConsoleAccess.ALLOWED;
+        user = userName;
+        removeAll();
+        switch (access) {
+            case ALLOWED -> showConsole();
+            case LOGIN_REQUIRED -> showRefusal("Sign in required", "The lock console is only for signed-in users in"
+                    + " role '" + settings.role() + "'. This page asked for no login: the application should protect"
+                    + " the path '" + settings.route() + "' with a security constraint in its web.xml.");
+            case REFUSED -> showRefusal("Access denied", "You are signed in as '" + userName + "', who is not in"
+                    + " role '" + settings.role() + "'. Ask an administrator for that role to use the lock console.");
+        }
+    }
+
+    private void showRefusal(String title, String text) {
+        H2 heading = new H2(title);
+        heading.setId("exclusive-console-refused");
+        add(heading, new Paragraph(text));
+    }
+
+    private void showConsole() {
+        if (consoleParts.isEmpty()) {
+            buildConsole();
+        }
+        consoleParts.forEach(this::add);
+        setFlexGrow(1, grid);
+        refresh();
+    }
+
+    private void buildConsole() {
+        H2 heading = new H2("Locks held now");
+        heading.setId("exclusive-console-title");
+        Span scope = new Span("Every live lock of stores " + String.join(", ", service.storeNames())
+                + "; refreshed every " + settings.refresh().toMillis() + " ms and on every lock change here. Signed"
+                + " in as " + user + ".");
+        scope.getStyle().set("color", "var(--lumo-secondary-text-color)").set("font-size", "var(--lumo-font-size-s)");
+
+        name.setPlaceholder("e.g. purchase:");
+        name.setClearButtonVisible(true);
+        name.setValueChangeMode(ValueChangeMode.LAZY);
+        name.setId("exclusive-console-name");
+        match.setLabel("Match");
+        match.setItems(NameMatch.values());
+        match.setItemLabelGenerator(mode -> mode == NameMatch.PREFIX ? "Starts with" : "Contains");
+        match.setValue(NameMatch.PREFIX);
+        stores.setItems(service.storeNames());
+        stores.setPlaceholder("All stores");
+        stores.setId("exclusive-console-stores");
+        name.addValueChangeListener(e -> refresh());
+        match.addValueChangeListener(e -> refresh());
+        stores.addValueChangeListener(e -> refresh());
+        HorizontalLayout filters = new HorizontalLayout(name, match, stores);
+        filters.setDefaultVerticalComponentAlignment(FlexComponent.Alignment.BASELINE);
+
+        banners.setId("exclusive-console-banners");
+        banners.setWidthFull();
+
+        configureGrid();
+        consoleParts.addAll(List.of(heading, scope, filters, banners, grid));
+    }
+
+    private void configureGrid() {
+        grid.setId("exclusive-console-grid");
+        grid.setSizeFull();
+        grid.addThemeVariants(GridVariant.LUMO_ROW_STRIPES, GridVariant.LUMO_COMPACT);
+        // fixed widths: auto width is measured on the first rows, which are often none at all
+        grid.addColumn(LockInfo::store).setHeader("Store").setKey("store")
+                .setSortProperty(LockColumn.STORE.name()).setWidth("7em").setFlexGrow(0);
+        grid.addColumn(LockInfo::name).setHeader("Name").setKey("name")
+                .setSortProperty(LockColumn.NAME.name()).setWidth("10em").setFlexGrow(2);
+        grid.addColumn(lock -> holder(lock.holder())).setHeader("Holder").setKey("holder")
+                .setTooltipGenerator(lock -> lock.holder().toString()).setSortProperty(LockColumn.HOLDER.name()).setWidth("12em").setFlexGrow(2);
+        grid.addColumn(lock -> lock.holder().purpose()).setHeader("Purpose").setKey("purpose")
+                .setSortProperty(LockColumn.PURPOSE.name()).setWidth("10em").setFlexGrow(1);
+        grid.addColumn(lock -> ConsoleFormat.instant(lock.acquiredAt(), zone)).setHeader("Acquired at")
+                .setKey("acquired").setSortProperty(LockColumn.ACQUIRED_AT.name()).setWidth("10.5em")
+                .setFlexGrow(0);
+        grid.addColumn(lock -> ConsoleFormat.instant(lock.expiresAt(), zone)).setHeader("Expires at")
+                .setKey("expires").setSortProperty(LockColumn.EXPIRES_AT.name()).setWidth("10.5em").setFlexGrow(0);
+        grid.addColumn(lock -> ConsoleFormat.remaining(lock.remaining())).setHeader("Remaining")
+                .setKey("remaining").setSortProperty(LockColumn.REMAINING.name()).setWidth("7.5em").setFlexGrow(0)
+                .setTextAlign(ColumnTextAlign.END);
+        grid.addColumn(LockInfo::fence).setHeader("Fence").setKey("fence")
+                .setSortProperty(LockColumn.FENCE.name()).setWidth("5.5em").setFlexGrow(0)
+                .setTextAlign(ColumnTextAlign.END);
+        // a Lit template, not a component per row: the grid re-renders every second and keeps these elements
+        grid.addColumn(LitRenderer.<LockInfo>of("<vaadin-button theme=\"error small tertiary\""
+                + " class=\"exclusive-force-release\" data-lock=\"${item.name}\" data-store=\"${item.store}\""
+                + " @click=\"${forceRelease}\">Force release</vaadin-button>")
+                .withProperty("name", LockInfo::name)
+                .withProperty("store", LockInfo::store)
+                .withFunction("forceRelease", this::confirmForceRelease))
+                .setKey("actions").setWidth("8.5em").setFlexGrow(0);
+        grid.setItems(this::fetch, query -> snapshot.size());
+    }
+
+    private static String holder(LockHolder holder) {
+        return holder.thread().isEmpty() ? holder.instance() : holder.instance() + " · " + holder.thread();
+    }
+
+    /** The grid's lazy data source: one page of the current snapshot, no store call. */
+    Stream<LockInfo> fetch(Query<LockInfo, Void> query) {
+        return snapshot.page(sorts(query.getSortOrders()), query.getOffset(), query.getLimit()).stream();
+    }
+
+    /** @return the filter the fields describe */
+    LockFilter filter() {
+        return new LockFilter(name.getValue().strip(), match.getValue(), stores.getValue());
+    }
+
+    /** @return the grid's sort orders as the service's sort keys; properties it does not know are ignored */
+    static List<LockSort> sorts(List<QuerySortOrder> orders) {
+        List<LockSort> sorts = new ArrayList<>();
+        for (QuerySortOrder order : orders) {
+            for (LockColumn column : LockColumn.values()) {
+                if (column.name().equals(order.getSorted())) {
+                    sorts.add(new LockSort(column, order.getDirection() == SortDirection.DESCENDING));
+                }
+            }
+        }
+        return sorts;
+    }
+
+    private void showBanners(LockSnapshot page) {
+        List<String> texts = new ArrayList<>();
+        for (StoreProblem problem : page.problems()) {
+            texts.add("Store '" + problem.store() + "' cannot be listed: " + problem.message()
+                    + ". Its locks are missing below; the other stores are listed.");
+        }
+        page.truncated().stream().sorted().forEach(store -> texts.add("Store '" + store + "' holds more than "
+                + service.scanLimit() + " matching locks; only the first " + service.scanLimit() + " by name are"
+                + " read. Narrow the filter to see the others."));
+        if (texts.equals(shownBanners)) {
+            return;
+        }
+        shownBanners = texts;
+        banners.removeAll();
+        for (int i = 0; i < texts.size(); i++) {
+            boolean problem = i < page.problems().size();
+            Div banner = new Div(texts.get(i));
+            banner.addClassName(problem ? "exclusive-store-problem" : "exclusive-store-truncated");
+            banner.getStyle().set("padding", "var(--lumo-space-s) var(--lumo-space-m)")
+                    .set("margin-bottom", "var(--lumo-space-xs)").set("border-radius", "var(--lumo-border-radius-m)")
+                    .set("background", problem ? "var(--lumo-error-color-10pct)" : "var(--lumo-contrast-5pct)")
+                    .set("color", problem ? "var(--lumo-error-text-color)" : "var(--lumo-body-text-color)");
+            banners.add(banner);
+        }
+    }
+
+    /** @return the locks the grid pages now, with the stores' problems */
+    LockSnapshot snapshot() {
+        return snapshot;
+    }
+
+    /** @return the banners' texts */
+    List<String> banners() {
+        return shownBanners;
+    }
+
+    /** @return the grid, for tests */
+    Grid<LockInfo> grid() {
+        return grid;
+    }
+
+    /** Re-reads the stores, then the grid re-renders the rows on screen from the new snapshot. */
+    void refresh() {
+        if (!allowed) {
+            return;
+        }
+        LockFilter filter = filter();
+        snapshot = service.read(filter);
+        showBanners(snapshot);
+        grid.setEmptyStateText(filter.equals(LockFilter.all()) ? "No lock is held right now."
+                : "No lock matches the filter.");
+        grid.getDataProvider().refreshAll();
+    }
+
+    private void confirmForceRelease(LockInfo lock) {
+        Div details = new Div();
+        details.add(new Paragraph("Lock: " + lock.name() + " (store " + lock.store() + ", fence " + lock.fence() + ")"),
+                new Paragraph("Holder: " + lock.holder()),
+                new Paragraph("Expires at: " + ConsoleFormat.instant(lock.expiresAt(), zone) + " (in "
+                        + ConsoleFormat.remaining(lock.remaining()) + " when listed)"),
+                new Paragraph("The holder is not told: its work may still be running while someone else takes the"
+                        + " lock."));
+        ConfirmDialog dialog = new ConfirmDialog();
+        dialog.setId("exclusive-force-release-dialog");
+        dialog.setHeader("Force-release this lock?");
+        dialog.setText(details);
+        dialog.setCancelable(true);
+        dialog.setConfirmText("Force release");
+        dialog.setConfirmButtonTheme("error primary");
+        dialog.addConfirmListener(e -> forceRelease(lock));
+        dialog.open();
+    }
+
+    private void forceRelease(LockInfo lock) {
+        VaadinRequest request = VaadinRequest.getCurrent();
+        if (request != null && !request.isUserInRole(settings.role())) {
+            notify("You are no longer in role '" + settings.role() + "': nothing was released.",
+                    NotificationVariant.LUMO_ERROR);
+            return;
+        }
+        try {
+            ForceReleaseOutcome outcome = service.forceRelease(lock, user);
+            if (outcome == ForceReleaseOutcome.RELEASED) {
+                notify("Released '" + lock.name() + "' in store '" + lock.store() + "'.",
+                        NotificationVariant.LUMO_SUCCESS);
+            } else {
+                notify("'" + lock.name() + "' in store '" + lock.store() + "' was already released.",
+                        NotificationVariant.LUMO_CONTRAST);
+            }
+        } catch (RuntimeException e) {
+            notify("Could not force-release '" + lock.name() + "': " + e.getMessage(), NotificationVariant.LUMO_ERROR);
+        }
+        refresh();
+    }
+
+    private static void notify(String text, NotificationVariant variant) {
+        Notification notification = new Notification(text, 5000, Notification.Position.BOTTOM_START);
+        notification.addThemeVariants(variant);
+        notification.addClassName("exclusive-console-notification");
+        notification.open();
+    }
+
+    @Override
+    protected void onAttach(AttachEvent event) {
+        super.onAttach(event);
+        if (!allowed) {
+            return;
+        }
+        UI ui = event.getUI();
+        if (!ui.getPushConfiguration().getPushMode().isEnabled()) {
+            // the application may have no @Push of its own; XHR up, WebSocket down keeps the caller's login on
+            // every request the console handles
+            ui.getPushConfiguration().setTransport(Transport.WEBSOCKET_XHR);
+            ui.getPushConfiguration().setPushMode(PushMode.AUTOMATIC);
+        }
+        ui.setPollInterval((int) settings.refresh().toMillis());
+        liveRegistrations.add(ui.addPollListener(e -> refresh()));
+        Runnable unsubscribe = updates.subscribe(() -> {
+            try {
+                ui.access(this::refresh);
+            } catch (UIDetachedException closed) {
+                // the tab was closed: onDetach unsubscribes
+            }
+        });
+        liveRegistrations.add(unsubscribe::run);
+        ui.getPage().retrieveExtendedClientDetails(details -> {
+            try {
+                zone = ZoneId.of(details.getTimeZoneId());
+                refresh();
+            } catch (RuntimeException unknownZone) {
+                // keep the server's zone
+            }
+        });
+    }
+
+    @Override
+    protected void onDetach(DetachEvent event) {
+        liveRegistrations.forEach(Registration::remove);
+        liveRegistrations.clear();
+        event.getUI().setPollInterval(-1);
+        super.onDetach(event);
+    }
+}

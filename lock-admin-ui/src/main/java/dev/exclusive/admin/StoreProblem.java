@@ -1,0 +1,17 @@
+package dev.exclusive.admin;
+
+import java.util.Objects;
+
+/**
+ * A store whose locks could not be listed: the console shows it as a banner and lists the other stores.
+ *
+ * @param store   the configured store's name
+ * @param message what went wrong, for operators
+ */
+public record StoreProblem(String store, String message) {
+
+    public StoreProblem {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(message, "message");
+    }
+}

@@ -1,0 +1,61 @@
+package dev.exclusive.admin;
+
+import dev.exclusive.LockHolder;
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LockEntry;
+import dev.exclusive.spi.LockStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A real store that counts how often it is listed: shows which console operations read the stores. */
+final class CountingStore implements LockStore {
+
+    private final LockStore delegate;
+    private final AtomicInteger lists = new AtomicInteger();
+
+    CountingStore(LockStore delegate) {
+        this.delegate = delegate;
+    }
+
+    int lists() {
+        return lists.get();
+    }
+
+    @Override
+    public List<LockEntry> list(String prefix, int limit) {
+        lists.incrementAndGet();
+        return delegate.list(prefix, limit);
+    }
+
+    @Override
+    public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
+        return delegate.tryAcquire(name, owner, holder, ttl);
+    }
+
+    @Override
+    public boolean release(String name, String owner) {
+        return delegate.release(name, owner);
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        return delegate.forceRelease(name);
+    }
+
+    @Override
+    public boolean extend(String name, String owner, Duration ttl) {
+        return delegate.extend(name, owner, ttl);
+    }
+
+    @Override
+    public Optional<LockEntry> inspect(String name) {
+        return delegate.inspect(name);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

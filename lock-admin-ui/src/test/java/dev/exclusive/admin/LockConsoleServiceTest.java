@@ -1,0 +1,212 @@
+package dev.exclusive.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.exclusive.Lock;
+import dev.exclusive.LockInfo;
+import dev.exclusive.LockRegistry;
+import dev.exclusive.file.FileLockStore;
+import dev.exclusive.memory.MemoryLockStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LockConsoleServiceTest {
+
+    @TempDir
+    Path folder;
+
+    private Path lockFolder;
+    private LockRegistry registry;
+    private LockConsoleService service;
+
+    @BeforeEach
+    void startStores() throws IOException {
+        lockFolder = Files.createDirectories(folder.resolve("locks"));
+        registry = LockRegistry.builder()
+                .store("local", new MemoryLockStore())
+                .store("files", new FileLockStore(lockFolder), "app:")
+                .instanceName("node-1")
+                .build();
+        service = new LockConsoleService(registry, 10_000);
+    }
+
+    @AfterEach
+    void closeStores() {
+        registry.close();
+    }
+
+    private Lock take(String store, String name, Duration ttl) {
+        Lock lock = registry.store(store).lock(name, ttl);
+        assertThat(lock.get()).as("acquire %s in %s", name, store).isTrue();
+        return lock;
+    }
+
+    private static List<String> names(List<LockInfo> locks) {
+        return locks.stream().map(lock -> lock.store() + "/" + lock.name()).toList();
+    }
+
+    @Test
+    void readsTheLiveLocksOfEveryStoreWithTheirHolders() {
+        Lock held = registry.store("local").lock("reports:daily", Duration.ofMinutes(1)).purpose("Reports#rebuild");
+        assertThat(held.get()).isTrue();
+        take("files", "imports:users", Duration.ofMinutes(1));
+
+        LockSnapshot snapshot = service.read(LockFilter.all());
+
+        assertThat(names(snapshot.page(LockSort.DEFAULT, 0, 50)))
+                .containsExactly("files/app:imports:users", "local/reports:daily");
+        LockInfo report = snapshot.page(LockSort.DEFAULT, 1, 1).get(0);
+        assertThat(report.holder().instance()).isEqualTo("node-1");
+        assertThat(report.holder().thread()).isEqualTo(Thread.currentThread().getName());
+        assertThat(report.holder().purpose()).isEqualTo("Reports#rebuild");
+        assertThat(report.fence()).isEqualTo(held.fence().getAsLong());
+        assertThat(report.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(1));
+        assertThat(snapshot.problems()).isEmpty();
+    }
+
+    @Test
+    void pagesCoverEveryLockOnceInNameThenStoreOrder() {
+        for (int i = 0; i < 60; i++) {
+            take("local", String.format("job:%03d", i), Duration.ofMinutes(1));
+            take("files", String.format("job:%03d", i), Duration.ofMinutes(1));
+        }
+        LockSnapshot snapshot = service.read(LockFilter.all());
+
+        List<LockInfo> paged = new ArrayList<>();
+        for (int offset = 0; offset < snapshot.size(); offset += 50) {
+            paged.addAll(snapshot.page(LockSort.DEFAULT, offset, 50));
+        }
+
+        assertThat(snapshot.size()).isEqualTo(120);
+        assertThat(paged).hasSize(120).doesNotHaveDuplicates()
+                .isSortedAccordingTo(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::store));
+        assertThat(snapshot.page(LockSort.DEFAULT, 120, 50)).isEmpty();
+    }
+
+    @Test
+    void sortsByAnyColumnEitherWay() {
+        take("local", "short", Duration.ofSeconds(20));
+        take("local", "long", Duration.ofMinutes(20));
+        take("files", "middle", Duration.ofMinutes(2));
+        LockSnapshot snapshot = service.read(LockFilter.all());
+
+        assertThat(names(snapshot.page(List.of(LockSort.descending(LockColumn.REMAINING)), 0, 10)))
+                .containsExactly("local/long", "files/app:middle", "local/short");
+        assertThat(names(snapshot.page(List.of(LockSort.ascending(LockColumn.EXPIRES_AT)), 0, 10)))
+                .containsExactly("local/short", "files/app:middle", "local/long");
+        assertThat(names(snapshot.page(List.of(LockSort.ascending(LockColumn.STORE)), 0, 10)))
+                .containsExactly("files/app:middle", "local/long", "local/short");
+        assertThat(names(snapshot.page(List.of(LockSort.descending(LockColumn.NAME)), 0, 2)))
+                .containsExactly("local/short", "local/long");
+    }
+
+    @Test
+    void aPrefixFilterGoesToTheStoresAndContainsIgnoresCase() {
+        take("local", "orders:17", Duration.ofMinutes(1));
+        take("local", "reports:orders", Duration.ofMinutes(1));
+        take("files", "orders:18", Duration.ofMinutes(1));
+
+        LockSnapshot prefix = service.read(new LockFilter("orders:", LockFilter.NameMatch.PREFIX, Set.of()));
+        LockSnapshot contains = service.read(new LockFilter("ORDERS", LockFilter.NameMatch.CONTAINS, Set.of()));
+
+        assertThat(names(prefix.page(LockSort.DEFAULT, 0, 10)))
+                .as("the prefix is matched after each store's own prefix")
+                .containsExactly("files/app:orders:18", "local/orders:17");
+        assertThat(names(contains.page(LockSort.DEFAULT, 0, 10)))
+                .containsExactly("files/app:orders:18", "local/orders:17", "local/reports:orders");
+    }
+
+    @Test
+    void aStoreFilterListsOnlyTheChosenStores() {
+        take("local", "a", Duration.ofMinutes(1));
+        take("files", "b", Duration.ofMinutes(1));
+
+        LockSnapshot snapshot = service.read(new LockFilter("", LockFilter.NameMatch.PREFIX, Set.of("files")));
+
+        assertThat(names(snapshot.page(LockSort.DEFAULT, 0, 10))).containsExactly("files/app:b");
+    }
+
+    @Test
+    void aStoreThatCannotBeReachedBecomesAProblemWhileTheOthersStillList() throws IOException {
+        take("local", "still-listed", Duration.ofMinutes(1));
+        take("files", "lost", Duration.ofMinutes(1));
+        try (Stream<Path> files = Files.list(lockFolder)) {
+            for (Path file : files.toList()) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(lockFolder);
+
+        LockSnapshot snapshot = service.read(LockFilter.all());
+
+        assertThat(names(snapshot.page(LockSort.DEFAULT, 0, 10))).containsExactly("local/still-listed");
+        assertThat(snapshot.problems()).singleElement().satisfies(problem -> {
+            assertThat(problem.store()).isEqualTo("files");
+            assertThat(problem.message()).contains(lockFolder.getFileName().toString());
+        });
+    }
+
+    @Test
+    void aStoreHoldingMoreThanTheScanLimitIsReportedAsTruncated() {
+        LockConsoleService limited = new LockConsoleService(registry, 5);
+        for (int i = 0; i < 7; i++) {
+            take("local", "job:" + i, Duration.ofMinutes(1));
+        }
+        take("files", "single", Duration.ofMinutes(1));
+
+        LockSnapshot snapshot = limited.read(LockFilter.all());
+
+        assertThat(snapshot.truncated()).containsExactly("local");
+        assertThat(snapshot.size()).isEqualTo(6);
+    }
+
+    @Test
+    void readingOnceServesEveryPageWithoutAskingTheStoresAgain() {
+        CountingStore counting = new CountingStore(new MemoryLockStore());
+        try (LockRegistry counted = LockRegistry.builder().store("counted", counting).build()) {
+            for (int i = 0; i < 30; i++) {
+                assertThat(counted.lock("job:" + i, Duration.ofMinutes(1)).get()).isTrue();
+            }
+            LockSnapshot snapshot = new LockConsoleService(counted, 10_000).read(LockFilter.all());
+
+            snapshot.page(LockSort.DEFAULT, 0, 10);
+            snapshot.page(LockSort.DEFAULT, 10, 10);
+            snapshot.page(List.of(LockSort.descending(LockColumn.FENCE)), 0, 10);
+
+            assertThat(counting.lists()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void forceReleaseFreesTheLockThenReportsThatItWasAlreadyReleased() {
+        Lock held = take("files", "stuck", Duration.ofMinutes(5));
+        LockInfo listed = service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 1).get(0);
+
+        assertThat(service.forceRelease(listed, "admin")).isEqualTo(ForceReleaseOutcome.RELEASED);
+        assertThat(held.isLocked()).isFalse();
+        assertThat(service.forceRelease(listed, "admin")).isEqualTo(ForceReleaseOutcome.ALREADY_RELEASED);
+        assertThat(service.read(LockFilter.all()).size()).isZero();
+    }
+
+    @Test
+    void pagingRejectsNegativeBounds() {
+        LockSnapshot snapshot = service.read(LockFilter.all());
+
+        assertThatThrownBy(() -> snapshot.page(LockSort.DEFAULT, -1, 10))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("offset -1");
+        assertThatThrownBy(() -> new LockConsoleService(registry, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("scanLimit");
+    }
+}
