@@ -17,6 +17,7 @@ public class DemoBanner implements ServletContextListener {
         System.out.println(String.join(System.lineSeparator(),
                 "Exclusive demo is up:",
                 "  REST      " + app + "/api/products   (see it/DEMO.md for every call)",
+                "  console   " + app + "/exclusive",
                 "  health    " + server + "/health/ready",
                 "  users     admin/admin (role exclusive-admin), operator/operator (no role)"));
     }
