@@ -1,0 +1,155 @@
+package dev.exclusive.demo.console;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * Headless Chromium on the lock console: Debian's {@code /usr/bin/chromium} and {@code /usr/bin/chromedriver}, so
+ * Selenium Manager never downloads anything.
+ */
+final class Browser implements AutoCloseable {
+
+    static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
+
+    /**
+     * The rows the grid shows, each as its cells' texts (store, name, holder, purpose, acquired at, expires at,
+     * remaining, fence, action). Cells live in the grid's light DOM, slotted into rows in its shadow DOM.
+     */
+    private static final String ROWS = """
+            const grid = document.getElementById('exclusive-console-grid');
+            if (!grid) { return []; }
+            return [...grid.shadowRoot.querySelectorAll('#items tr')]
+                .filter(tr => !tr.hidden)
+                .map(tr => [...tr.querySelectorAll('td')].map(td => {
+                    const slot = td.querySelector('slot');
+                    const content = slot && slot.assignedElements()[0];
+                    return content ? content.innerText.trim() : '';
+                }))
+                .filter(cells => cells.length > 1 && cells[1] !== '');
+            """;
+
+    private final ChromeDriver driver;
+
+    private Browser(ChromeDriver driver) {
+        this.driver = driver;
+    }
+
+    /**
+     * Starts a headless browser; without Debian's chromium the test is skipped, unless {@code CI=true}, where it
+     * fails.
+     */
+    static Browser start() {
+        boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+        if (!installed && !"true".equals(System.getenv("CI"))) {
+            Assumptions.abort("Browser tests need Debian's chromium and chromedriver (apt-get install -y chromium"
+                    + " chromium-driver)");
+        }
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--window-size=1500,850");
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        return new Browser(new ChromeDriver(service, options));
+    }
+
+    /**
+     * Opens a page as a user of the demo's BASIC login. Chrome keeps the credentials of the first, credentialed
+     * URL for the application's path; the page itself is then opened without them, because Vaadin's router does
+     * not start on a URL that carries credentials.
+     */
+    void openAs(String user, String password, URL base, String path) {
+        String withCredentials = base.getProtocol() + "://" + user + ":" + password + "@" + base.getAuthority()
+                + base.getPath() + path;
+        driver.get(withCredentials);
+        open(base, path);
+    }
+
+    void open(URL base, String path) {
+        driver.get(base.toString() + path);
+    }
+
+    /** Waits up to {@code timeout} for {@code condition} to give a non-null, non-false value. */
+    <T> T await(Duration timeout, Function<WebDriver, T> condition) {
+        return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).until(condition);
+    }
+
+    @SuppressWarnings("unchecked")
+    List<List<String>> rows() {
+        return (List<List<String>>) driver.executeScript(ROWS);
+    }
+
+    /** @return the row of lock {@code name}, or {@code null} if the grid does not show it */
+    List<String> row(String name) {
+        return rows().stream().filter(cells -> cells.get(1).equals(name)).findFirst().orElse(null);
+    }
+
+    /** Clicks, finding the element again if the grid re-rendered it in between. */
+    void click(By locator) {
+        await(Duration.ofSeconds(10), page -> {
+            try {
+                page.findElement(locator).click();
+                return true;
+            } catch (org.openqa.selenium.StaleElementReferenceException
+                    | org.openqa.selenium.NoSuchElementException e) {
+                return false;
+            }
+        });
+    }
+
+    String text(By locator) {
+        return driver.findElement(locator).getText();
+    }
+
+    List<WebElement> all(By locator) {
+        return driver.findElements(locator);
+    }
+
+    /** @return the texts of the notifications on screen, joined */
+    String notifications() {
+        return String.valueOf(driver.executeScript(
+                "return [...document.querySelectorAll('vaadin-notification-card')].map(c => c.innerText).join(' | ')"));
+    }
+
+    /** @return the text of the open confirmation dialog */
+    String dialogText() {
+        return String.valueOf(driver.executeScript(
+                "return [...document.querySelectorAll('vaadin-confirm-dialog-overlay')].map(o => o.innerText)"
+                        + ".join(' | ')"));
+    }
+
+    /** Saves a screenshot under target/console-screenshots for review. */
+    Path screenshot(String name) {
+        try {
+            Files.createDirectories(SCREENSHOTS);
+            Path file = SCREENSHOTS.resolve(name + ".png");
+            Files.write(file, driver.getScreenshotAs(OutputType.BYTES));
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        driver.quit();
+    }
+}
