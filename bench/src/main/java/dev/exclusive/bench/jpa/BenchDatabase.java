@@ -1,0 +1,32 @@
+package dev.exclusive.bench.jpa;
+
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Map;
+
+/** The databases the jpa benchmarks run on, with their persistence units in bench's persistence.xml. */
+public enum BenchDatabase {
+    POSTGRESQL("exclusive-bench-postgres", "jdbc:postgresql://127.0.0.1:5432/test", "postgres"),
+    MARIADB("exclusive-bench-mariadb", "jdbc:mariadb://127.0.0.1:3306/test", "root");
+
+    final String unit;
+    final String url;
+    final String user;
+
+    BenchDatabase(String unit, String url, String user) {
+        this.unit = unit;
+        this.url = url;
+        this.user = user;
+    }
+
+    EntityManagerFactory factory() {
+        return Persistence.createEntityManagerFactory(unit, Map.of());
+    }
+
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection(url, user, "");
+    }
+}
