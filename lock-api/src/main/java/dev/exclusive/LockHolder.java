@@ -42,8 +42,8 @@ public record LockHolder(String instance, String thread, String purpose) {
         if (second < 0) {
             return new LockHolder(encoded, "", "");
         }
-        return new LockHolder(encoded.substring(0, first), encoded.substring(first + 1, second),
-                encoded.substring(second + 1));
+        return new LockHolder(
+                encoded.substring(0, first), encoded.substring(first + 1, second), encoded.substring(second + 1));
     }
 
     /** @return {@code instance / thread / purpose}, leaving out empty parts */

@@ -21,8 +21,15 @@ import java.util.Objects;
  * @param remaining  how long the lease still ran when the store answered
  * @param fence      the fencing token of the current hold
  */
-public record LockInfo(String store, String name, String owner, LockHolder holder, Instant acquiredAt,
-        Instant expiresAt, Duration remaining, long fence) {
+public record LockInfo(
+        String store,
+        String name,
+        String owner,
+        LockHolder holder,
+        Instant acquiredAt,
+        Instant expiresAt,
+        Duration remaining,
+        long fence) {
 
     public LockInfo {
         Objects.requireNonNull(store, "store");

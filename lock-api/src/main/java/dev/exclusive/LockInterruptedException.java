@@ -9,7 +9,10 @@ public class LockInterruptedException extends LockException {
     private static final long serialVersionUID = 1L;
 
     public LockInterruptedException(String lockName, String storeName, InterruptedException cause) {
-        super("Interrupted while waiting for lock '" + lockName + "' in store '" + storeName + "'", lockName,
-                storeName, cause);
+        super(
+                "Interrupted while waiting for lock '" + lockName + "' in store '" + storeName + "'",
+                lockName,
+                storeName,
+                cause);
     }
 }

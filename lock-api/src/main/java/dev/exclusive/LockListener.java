@@ -8,26 +8,21 @@ package dev.exclusive;
 public interface LockListener {
 
     /** @param lock the handle that acquired; {@link Lock#fence()} is its new fence */
-    default void acquired(Lock lock) {
-    }
+    default void acquired(Lock lock) {}
 
     /** @param lock the handle that gave up: one attempt, or a whole wait, found the lock held */
-    default void busy(Lock lock) {
-    }
+    default void busy(Lock lock) {}
 
     /** @param lock the handle whose {@link Lock#release()} freed the lock */
-    default void released(Lock lock) {
-    }
+    default void released(Lock lock) {}
 
     /** @param lock the auto-extending handle whose renewal found its lease gone */
-    default void lost(Lock lock) {
-    }
+    default void lost(Lock lock) {}
 
     /**
      * @param storeName the store
      * @param name      the full lock name
      * @param released  whether a live lock was freed
      */
-    default void forceReleased(String storeName, String name, boolean released) {
-    }
+    default void forceReleased(String storeName, String name, boolean released) {}
 }

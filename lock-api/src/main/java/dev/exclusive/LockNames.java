@@ -17,8 +17,7 @@ public final class LockNames {
     /** The longest full name a store receives: a name and a store prefix. Stores accept every name up to it. */
     public static final int MAX_FULL_LENGTH = MAX_LENGTH + MAX_PREFIX_LENGTH;
 
-    private LockNames() {
-    }
+    private LockNames() {}
 
     /**
      * Checks a name against the rule.
@@ -50,19 +49,25 @@ public final class LockNames {
             throw new InvalidLockNameException("Lock name" + where + " must not be null", null, storeName);
         }
         if (name.isBlank()) {
-            throw new InvalidLockNameException("Lock name" + where + " must not be blank, got '" + name + "'",
-                    name, storeName);
+            throw new InvalidLockNameException(
+                    "Lock name" + where + " must not be blank, got '" + name + "'", name, storeName);
         }
         if (name.length() > maxLength) {
-            throw new InvalidLockNameException("Lock name" + where + " must be at most " + maxLength
-                    + " characters, got " + name.length() + ": '" + name.substring(0, 40) + "...'", name, storeName);
+            throw new InvalidLockNameException(
+                    "Lock name" + where + " must be at most " + maxLength + " characters, got " + name.length() + ": '"
+                            + name.substring(0, 40) + "...'",
+                    name,
+                    storeName);
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (Character.isISOControl(c)) {
-                throw new InvalidLockNameException("Lock name" + where + " must not contain control characters, got U+"
-                        + String.format("%04X", (int) c) + " at index " + i + " in '"
-                        + name.replaceAll("\\p{Cntrl}", "?") + "'", name, storeName);
+                throw new InvalidLockNameException(
+                        "Lock name" + where + " must not contain control characters, got U+"
+                                + String.format("%04X", (int) c) + " at index " + i + " in '"
+                                + name.replaceAll("\\p{Cntrl}", "?") + "'",
+                        name,
+                        storeName);
             }
         }
         return name;

@@ -6,10 +6,10 @@ import dev.exclusive.internal.Owners;
 import dev.exclusive.internal.RegistryContext;
 import dev.exclusive.internal.StoreBinding;
 import dev.exclusive.internal.Tokens;
+import dev.exclusive.memory.MemoryLockStore;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
-import dev.exclusive.memory.MemoryLockStore;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,8 +64,14 @@ public final class LockRegistry implements AutoCloseable {
      */
     public Lock lock(String name, Duration ttl) {
         String fullName = fullName(name);
-        return new DefaultLock(context, binding, fullName, Durations.requireTtl(ttl, fullName, binding.name()),
-                Owners.next(), "", false);
+        return new DefaultLock(
+                context,
+                binding,
+                fullName,
+                Durations.requireTtl(ttl, fullName, binding.name()),
+                Owners.next(),
+                "",
+                false);
     }
 
     /**
@@ -77,8 +83,14 @@ public final class LockRegistry implements AutoCloseable {
      */
     public Lock lock(String name, long ttlSeconds) {
         String fullName = fullName(name);
-        return new DefaultLock(context, binding, fullName, Durations.ttlSeconds(ttlSeconds, fullName, binding.name()),
-                Owners.next(), "", false);
+        return new DefaultLock(
+                context,
+                binding,
+                fullName,
+                Durations.ttlSeconds(ttlSeconds, fullName, binding.name()),
+                Owners.next(),
+                "",
+                false);
     }
 
     private String fullName(String name) {
@@ -147,8 +159,15 @@ public final class LockRegistry implements AutoCloseable {
         List<LockEntry> entries = binding.call(null, () -> binding.store().list(prefix, limit));
         List<LockInfo> locks = new ArrayList<>(entries.size());
         for (LockEntry entry : entries) {
-            locks.add(new LockInfo(binding.name(), entry.name(), entry.owner(), entry.holder(), entry.acquiredAt(),
-                    entry.expiresAt(), entry.remaining(), entry.fence()));
+            locks.add(new LockInfo(
+                    binding.name(),
+                    entry.name(),
+                    entry.owner(),
+                    entry.holder(),
+                    entry.acquiredAt(),
+                    entry.expiresAt(),
+                    entry.remaining(),
+                    entry.fence()));
         }
         locks.sort((a, b) -> a.name().compareTo(b.name()));
         return locks.size() > limit ? List.copyOf(locks.subList(0, limit)) : List.copyOf(locks);
@@ -201,8 +220,7 @@ public final class LockRegistry implements AutoCloseable {
         private String defaultStore;
         private String instanceName;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Adds a store under a name, with no name prefix. The registry owns it and closes it.
@@ -227,15 +245,16 @@ public final class LockRegistry implements AutoCloseable {
          */
         public Builder store(String name, LockStore store, String prefix) {
             if (name == null || !STORE_NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("Store name must be letters, digits, '_', '.' or '-' (at most 64),"
-                        + " got '" + name + "'");
+                throw new IllegalArgumentException(
+                        "Store name must be letters, digits, '_', '.' or '-' (at most 64)," + " got '" + name + "'");
             }
             if (stores.containsKey(name)) {
                 throw new IllegalArgumentException("Store '" + name + "' is added twice");
             }
             Objects.requireNonNull(store, "store");
             String safePrefix = Objects.requireNonNullElse(prefix, "");
-            if (safePrefix.length() > LockNames.MAX_PREFIX_LENGTH || safePrefix.chars().anyMatch(Character::isISOControl)) {
+            if (safePrefix.length() > LockNames.MAX_PREFIX_LENGTH
+                    || safePrefix.chars().anyMatch(Character::isISOControl)) {
                 throw new IllegalArgumentException("Store '" + name + "': prefix must be at most "
                         + LockNames.MAX_PREFIX_LENGTH + " characters without control characters, got '"
                         + safePrefix.replaceAll("\\p{Cntrl}", "?") + "'");
@@ -259,8 +278,9 @@ public final class LockRegistry implements AutoCloseable {
             providerSettings.remove("type");
             String prefix = providerSettings.remove("prefix");
             ClassLoader loader = Thread.currentThread().getContextClassLoader();
-            LockStore store = LockStoreProvider.forType(type, loader != null ? loader : LockRegistry.class
-                    .getClassLoader()).create(name, Map.copyOf(providerSettings));
+            LockStore store = LockStoreProvider.forType(
+                            type, loader != null ? loader : LockRegistry.class.getClassLoader())
+                    .create(name, Map.copyOf(providerSettings));
             return store(name, store, prefix);
         }
 
@@ -299,7 +319,9 @@ public final class LockRegistry implements AutoCloseable {
             if (stores.isEmpty()) {
                 store("memory", new MemoryLockStore());
             }
-            String name = defaultStore != null ? defaultStore : stores.keySet().iterator().next();
+            String name = defaultStore != null
+                    ? defaultStore
+                    : stores.keySet().iterator().next();
             String instance = instanceName == null || instanceName.isBlank() ? defaultInstanceName() : instanceName;
             RegistryContext context = new RegistryContext(stores, instance, listeners);
             return new LockRegistry(context, context.binding(name));

@@ -11,13 +11,13 @@ import dev.exclusive.memory.MemoryLockStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,46 +34,62 @@ class LockRegistryTest {
 
     @Test
     void theFirstStoreIsTheDefaultUnlessOneIsNamed() {
-        try (LockRegistry registry = LockRegistry.builder().store("a", new MemoryLockStore())
-                .store("b", new MemoryLockStore()).build()) {
+        try (LockRegistry registry = LockRegistry.builder()
+                .store("a", new MemoryLockStore())
+                .store("b", new MemoryLockStore())
+                .build()) {
             assertEquals("a", registry.storeName());
         }
-        try (LockRegistry registry = LockRegistry.builder().store("a", new MemoryLockStore())
-                .store("b", new MemoryLockStore()).defaultStore("b").build()) {
+        try (LockRegistry registry = LockRegistry.builder()
+                .store("a", new MemoryLockStore())
+                .store("b", new MemoryLockStore())
+                .defaultStore("b")
+                .build()) {
             assertEquals("b", registry.storeName());
         }
     }
 
     @Test
     void storeViewsShareStoresButKeepLocksApart() {
-        try (LockRegistry registry = LockRegistry.builder().store("local", new MemoryLockStore())
-                .store("other", new MemoryLockStore(), "shop:").build()) {
+        try (LockRegistry registry = LockRegistry.builder()
+                .store("local", new MemoryLockStore())
+                .store("other", new MemoryLockStore(), "shop:")
+                .build()) {
             LockRegistry other = registry.store("other");
             assertEquals("other", other.storeName());
             assertSame(registry, registry.store("local"));
             assertEquals("shop:x", other.lock("x", 10).name());
             assertTrue(registry.lock("x", 10).get());
             assertTrue(other.lock("x", 10).get(), "another store is another lock");
-            assertEquals(List.of("shop:x"), other.liveLocks("", 10).stream().map(LockInfo::name).toList());
+            assertEquals(
+                    List.of("shop:x"),
+                    other.liveLocks("", 10).stream().map(LockInfo::name).toList());
         }
     }
 
     @Test
     void unknownStoreNamesTheConfiguredOnes() {
-        try (LockRegistry registry = LockRegistry.builder().store("redis", new MemoryLockStore())
-                .store("local", new MemoryLockStore()).build()) {
+        try (LockRegistry registry = LockRegistry.builder()
+                .store("redis", new MemoryLockStore())
+                .store("local", new MemoryLockStore())
+                .build()) {
             UnknownStoreException e = assertThrows(UnknownStoreException.class, () -> registry.store("rediss"));
             assertEquals("Unknown store 'rediss'; configured stores: local, redis", e.getMessage());
             assertEquals(Set.of("local", "redis"), e.known());
             assertEquals("rediss", e.storeName().orElseThrow());
         }
-        assertThrows(UnknownStoreException.class,
-                () -> LockRegistry.builder().store("a", new MemoryLockStore()).defaultStore("b").build());
+        assertThrows(
+                UnknownStoreException.class,
+                () -> LockRegistry.builder()
+                        .store("a", new MemoryLockStore())
+                        .defaultStore("b")
+                        .build());
     }
 
     @Test
     void unknownStoreTypeNamesTheInstalledTypesAndTheMissingModule() {
-        UnknownStoreException e = assertThrows(UnknownStoreException.class,
+        UnknownStoreException e = assertThrows(
+                UnknownStoreException.class,
                 () -> LockRegistry.builder().store("shared", "redis", Map.of("url", "redis://localhost")));
         assertTrue(e.getMessage().contains("lock-redis"), e.getMessage());
         assertTrue(e.getMessage().contains("file") && e.getMessage().contains("memory"), e.getMessage());
@@ -81,22 +97,31 @@ class LockRegistryTest {
 
     @Test
     void badStoreNamesAndPrefixesAreRejected() {
-        assertThrows(IllegalArgumentException.class, () -> LockRegistry.builder().store("", new MemoryLockStore()));
-        assertThrows(IllegalArgumentException.class, () -> LockRegistry.builder().store("a b", new MemoryLockStore()));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class, () -> LockRegistry.builder().store("", new MemoryLockStore()));
+        assertThrows(
+                IllegalArgumentException.class, () -> LockRegistry.builder().store("a b", new MemoryLockStore()));
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> LockRegistry.builder().store("a", new MemoryLockStore()).store("a", new MemoryLockStore()));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> LockRegistry.builder().store("a", new MemoryLockStore(), "x".repeat(56)));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> LockRegistry.builder().store("a", new MemoryLockStore(), "tab\t"));
     }
 
     @Test
     void instanceNameIsRecordedAsHolderAndDefaultsToHostAndPid() {
         try (LockRegistry registry = LockRegistry.builder().build()) {
-            assertTrue(registry.instanceName().endsWith("/" + ProcessHandle.current().pid()), registry.instanceName());
+            assertTrue(
+                    registry.instanceName()
+                            .endsWith("/" + ProcessHandle.current().pid()),
+                    registry.instanceName());
         }
-        try (LockRegistry registry = LockRegistry.builder().instanceName("node-1").build()) {
+        try (LockRegistry registry =
+                LockRegistry.builder().instanceName("node-1").build()) {
             assertTrue(registry.lock("x", 10).purpose("Imports#run").get());
             LockHolder holder = registry.liveLocks("x", 1).get(0).holder();
             assertEquals(new LockHolder("node-1", Thread.currentThread().getName(), "Imports#run"), holder);
@@ -133,7 +158,8 @@ class LockRegistryTest {
                 throw new IllegalStateException("listener bug");
             }
         };
-        try (LockRegistry registry = LockRegistry.builder().listener(broken).listener(recorder).build()) {
+        try (LockRegistry registry =
+                LockRegistry.builder().listener(broken).listener(recorder).build()) {
             Lock lock = registry.lock("x", 10);
             assertTrue(lock.get());
             assertFalse(registry.lock("x", 10).block(Duration.ofMillis(20)));
@@ -147,7 +173,8 @@ class LockRegistryTest {
     @Test
     void workResultIsReturnedWhenTheReleaseCannotReachTheStore(@TempDir Path folder) throws IOException {
         Path locks = folder.resolve("locks");
-        try (LockRegistry registry = LockRegistry.builder().store("files", new FileLockStore(locks)).build()) {
+        try (LockRegistry registry =
+                LockRegistry.builder().store("files", new FileLockStore(locks)).build()) {
             LockResult<String> result = registry.lock("x", 10).get(() -> {
                 deleteRecursively(locks); // the store's folder vanishes while the work runs
                 return "done";
@@ -156,10 +183,12 @@ class LockRegistryTest {
 
             IOException thrown = new IOException("work failed");
             Files.createDirectories(locks);
-            IOException caught = assertThrows(IOException.class, () -> registry.lock("y", 10).get(() -> {
-                deleteRecursively(locks);
-                throw thrown;
-            }));
+            IOException caught = assertThrows(
+                    IOException.class,
+                    () -> registry.lock("y", 10).get(() -> {
+                        deleteRecursively(locks);
+                        throw thrown;
+                    }));
             assertSame(thrown, caught);
             assertEquals(LockStoreUnavailableException.class, caught.getSuppressed()[0].getClass());
         }

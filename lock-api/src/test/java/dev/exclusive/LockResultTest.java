@@ -31,7 +31,8 @@ class LockResultTest {
         assertEquals("other", result.orElse("other"));
         assertEquals("got", result.orElseGet(() -> "got"));
         assertEquals(Optional.empty(), result.toOptional());
-        assertThrows(LockBusyException.class,
+        assertThrows(
+                LockBusyException.class,
                 () -> result.orElseThrow(() -> new LockBusyException("busy", "x", "memory", null)));
     }
 

@@ -31,8 +31,8 @@ class BadDeploymentIT {
 
     @Test
     void theServerLogNamesEveryBadMethodInOneMessage() throws IOException {
-        String log = Files.readString(Deployments.serverDir().resolve(Path.of("logs", "messages.log")),
-                StandardCharsets.UTF_8);
+        String log = Files.readString(
+                Deployments.serverDir().resolve(Path.of("logs", "messages.log")), StandardCharsets.UTF_8);
         int message = log.lastIndexOf("Exclusive: 2 problems");
         assertThat(message).as("the extension's message in messages.log").isNotNegative();
         assertThat(log.substring(message)).contains("nowhere", "unknownStore", "missing", "unknownParameter");

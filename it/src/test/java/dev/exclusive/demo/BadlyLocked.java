@@ -8,10 +8,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 public class BadlyLocked {
 
     @Exclusive(store = "nowhere")
-    public void unknownStore() {
-    }
+    public void unknownStore() {}
 
     @Exclusive("orders:{missing}")
-    public void unknownParameter(long orderId) {
-    }
+    public void unknownParameter(long orderId) {}
 }

@@ -51,7 +51,8 @@ class DemoSmokeIT {
 
     @Test
     void purchaseTakesFromTheStockAndAnswersSoldOutAtZero() {
-        assertThat(Http.at(base).post("api/products/2/reset?stock=1").statusCode()).isEqualTo(200);
+        assertThat(Http.at(base).post("api/products/2/reset?stock=1").statusCode())
+                .isEqualTo(200);
 
         HttpResponse<String> first = Http.at(base).post("api/products/2/purchase?user=7&quantity=1");
         HttpResponse<String> second = Http.at(base).post("api/products/2/purchase?user=8&quantity=1");

@@ -25,8 +25,7 @@ public final class Deployments {
             exclusive.store.local.type=memory
             """;
 
-    private Deployments() {
-    }
+    private Deployments() {}
 
     /**
      * The demo WAR as {@code mvn package} built it (target/demo.war), under another name so that tests never
@@ -35,7 +34,9 @@ public final class Deployments {
      * @return the archive
      */
     public static WebArchive demo(String name) {
-        return ShrinkWrap.create(ZipImporter.class, name).importFrom(demoWar()).as(WebArchive.class)
+        return ShrinkWrap.create(ZipImporter.class, name)
+                .importFrom(demoWar())
+                .as(WebArchive.class)
                 .addAsLibraries(jarOf(Assertions.class));
     }
 
@@ -83,7 +84,11 @@ public final class Deployments {
     /** @return the jar (or classes folder) that holds {@code type}, for adding a test library to a WAR */
     public static File jarOf(Class<?> type) {
         try {
-            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toFile();
+            return Path.of(type.getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toFile();
         } catch (URISyntaxException e) {
             throw new IllegalStateException("Cannot locate the jar of " + type.getName(), e);
         }

@@ -31,9 +31,11 @@ class HealthIT {
     @Deployment(testable = false)
     static WebArchive deployment() throws IOException {
         Files.createDirectories(SPARE);
-        return Deployments.slim("health-it.war", Deployments.LOCK_CONFIG
-                + "exclusive.store.spare.type=file\n"
-                + "exclusive.store.spare.directory=" + SPARE + "\n");
+        return Deployments.slim(
+                "health-it.war",
+                Deployments.LOCK_CONFIG
+                        + "exclusive.store.spare.type=file\n"
+                        + "exclusive.store.spare.directory=" + SPARE + "\n");
     }
 
     @ArquillianResource
@@ -59,7 +61,8 @@ class HealthIT {
 
     /** Health lives at the server's root, not under the application. */
     private URL health() throws IOException {
-        return URI.create(base.getProtocol() + "://" + base.getHost() + ":" + base.getPort() + "/").toURL();
+        return URI.create(base.getProtocol() + "://" + base.getHost() + ":" + base.getPort() + "/")
+                .toURL();
     }
 
     private static void deleteRecursively(Path folder) throws IOException {

@@ -14,7 +14,8 @@ import java.util.Base64;
 /** A small HTTP client for tests that call the demo from outside the server, as a browser or curl would. */
 public final class Http {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     private final URI base;
     private final String authorization;
@@ -35,7 +36,8 @@ public final class Http {
 
     /** @return the same client signing in with HTTP Basic as {@code user} */
     public Http as(String user, String password) {
-        String credentials = Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        String credentials =
+                Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         return new Http(base, "Basic " + credentials);
     }
 
@@ -48,7 +50,8 @@ public final class Http {
     }
 
     private HttpRequest.Builder request(String path) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60))
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
+                .timeout(Duration.ofSeconds(60))
                 .header("Accept", "application/json");
         return authorization == null ? request : request.header("Authorization", authorization);
     }
@@ -60,7 +63,8 @@ public final class Http {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while calling " + request.build().uri(), e);
+            throw new IllegalStateException(
+                    "Interrupted while calling " + request.build().uri(), e);
         }
     }
 }

@@ -37,8 +37,14 @@ class LockBusyHttpIT {
     void purchaseWhileAnotherProcessHoldsTheProductAnswers409WithRetryAfter() {
         Http.at(base).post("api/products/3/reset?stock=10");
         try (LockRegistry outside = LockRegistry.builder()
-                .store("shared", new FileLockStoreProvider().create("shared",
-                        Map.of("directory", Deployments.sharedLocksDir().toString())))
+                .store(
+                        "shared",
+                        new FileLockStoreProvider()
+                                .create(
+                                        "shared",
+                                        Map.of(
+                                                "directory",
+                                                Deployments.sharedLocksDir().toString())))
                 .build()) {
             Lock held = outside.lock("purchase:product:3", Duration.ofSeconds(30));
             assertThat(held.get()).isTrue();
@@ -48,10 +54,12 @@ class LockBusyHttpIT {
             assertThat(busy.statusCode()).isEqualTo(409);
             assertThat(busy.body()).contains("purchase:product:3");
             assertThat(busy.headers().firstValueAsLong("Retry-After")).isPresent();
-            assertThat(busy.headers().firstValueAsLong("Retry-After").getAsLong()).isBetween(1L, 30L);
+            assertThat(busy.headers().firstValueAsLong("Retry-After").getAsLong())
+                    .isBetween(1L, 30L);
 
             held.release();
-            assertThat(Http.at(base).post("api/products/3/purchase?user=1").statusCode()).isEqualTo(201);
+            assertThat(Http.at(base).post("api/products/3/purchase?user=1").statusCode())
+                    .isEqualTo(201);
         }
     }
 }

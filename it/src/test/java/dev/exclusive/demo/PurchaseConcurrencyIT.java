@@ -65,7 +65,8 @@ class PurchaseConcurrencyIT {
 
     /** Resets product 1 to the stock, fires the purchases together, and counts the answers by status. */
     private Map<Integer, Long> buyAtOnce(String endpoint) throws Exception {
-        assertThat(Http.at(base).post("api/products/1/reset?stock=" + STOCK).statusCode()).isEqualTo(200);
+        assertThat(Http.at(base).post("api/products/1/reset?stock=" + STOCK).statusCode())
+                .isEqualTo(200);
         ExecutorService buyers = Executors.newFixedThreadPool(BUYERS);
         try {
             CountDownLatch start = new CountDownLatch(1);

@@ -5,7 +5,6 @@ import java.util.Comparator;
 
 /** A property of a live lock that the console shows and sorts by. */
 public enum LockColumn {
-
     STORE(Comparator.comparing(LockInfo::store)),
     NAME(Comparator.comparing(LockInfo::name)),
     HOLDER(Comparator.comparing((LockInfo lock) -> lock.holder().instance())

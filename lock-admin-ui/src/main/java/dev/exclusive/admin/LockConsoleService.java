@@ -128,9 +128,17 @@ public class LockConsoleService {
     public ForceReleaseOutcome forceRelease(LockInfo lock, String user) {
         boolean released = registry.forceRelease(lock);
         ForceReleaseOutcome outcome = released ? ForceReleaseOutcome.RELEASED : ForceReleaseOutcome.ALREADY_RELEASED;
-        LOG.log(Level.INFO, "Lock ''{0}'' in store ''{1}'' force-released by ''{2}'': {3} (listed holder {4},"
-                + " fence {5}, lease until {6})", lock.name(), lock.store(), user, outcome == ForceReleaseOutcome
-                .RELEASED ? "released" : "it was already released", lock.holder(), lock.fence(), lock.expiresAt());
+        LOG.log(
+                Level.INFO,
+                "Lock ''{0}'' in store ''{1}'' force-released by ''{2}'': {3} (listed holder {4},"
+                        + " fence {5}, lease until {6})",
+                lock.name(),
+                lock.store(),
+                user,
+                outcome == ForceReleaseOutcome.RELEASED ? "released" : "it was already released",
+                lock.holder(),
+                lock.fence(),
+                lock.expiresAt());
         return outcome;
     }
 

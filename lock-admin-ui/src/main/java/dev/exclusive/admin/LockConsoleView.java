@@ -22,9 +22,9 @@ import com.vaadin.flow.component.orderedlayout.VerticalLayout;
 import com.vaadin.flow.component.select.Select;
 import com.vaadin.flow.component.textfield.TextField;
 import com.vaadin.flow.data.provider.Query;
-import com.vaadin.flow.data.renderer.LitRenderer;
 import com.vaadin.flow.data.provider.QuerySortOrder;
 import com.vaadin.flow.data.provider.SortDirection;
+import com.vaadin.flow.data.renderer.LitRenderer;
 import com.vaadin.flow.data.value.ValueChangeMode;
 import com.vaadin.flow.router.BeforeEnterEvent;
 import com.vaadin.flow.router.BeforeEnterObserver;
@@ -100,8 +100,8 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
     public void beforeEnter(BeforeEnterEvent event) {
         VaadinRequest request = VaadinRequest.getCurrent();
         Principal principal = request == null ? null : request.getUserPrincipal();
-        ConsoleAccess access = ConsoleAccess.decide(principal, request == null ? role -> false : request::isUserInRole,
-                settings.role());
+        ConsoleAccess access = ConsoleAccess.decide(
+                principal, request == null ? role -> false : request::isUserInRole, settings.role());
         if (access == ConsoleAccess.LOGIN_REQUIRED && event.getTrigger() != NavigationTrigger.PAGE_LOAD) {
             // a full page load lets the container's login (FORM or BASIC) protect the console's path
             event.getUI().getPage().setLocation(event.getLocation().getPathWithQueryParameters());
@@ -116,11 +116,18 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         removeAll();
         switch (access) {
             case ALLOWED -> showConsole();
-            case LOGIN_REQUIRED -> showRefusal("Sign in required", "The lock console is only for signed-in users in"
-                    + " role '" + settings.role() + "'. This page asked for no login: the application should protect"
-                    + " the path '" + settings.route() + "' with a security constraint in its web.xml.");
-            case REFUSED -> showRefusal("Access denied", "You are signed in as '" + userName + "', who is not in"
-                    + " role '" + settings.role() + "'. Ask an administrator for that role to use the lock console.");
+            case LOGIN_REQUIRED ->
+                showRefusal(
+                        "Sign in required",
+                        "The lock console is only for signed-in users in"
+                                + " role '" + settings.role()
+                                + "'. This page asked for no login: the application should protect"
+                                + " the path '" + settings.route() + "' with a security constraint in its web.xml.");
+            case REFUSED ->
+                showRefusal(
+                        "Access denied",
+                        "You are signed in as '" + userName + "', who is not in" + " role '" + settings.role()
+                                + "'. Ask an administrator for that role to use the lock console.");
         }
     }
 
@@ -176,33 +183,67 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         grid.setSizeFull();
         grid.addThemeVariants(GridVariant.LUMO_ROW_STRIPES, GridVariant.LUMO_COMPACT);
         // fixed widths: auto width is measured on the first rows, which are often none at all
-        grid.addColumn(LockInfo::store).setHeader("Store").setKey("store")
-                .setSortProperty(LockColumn.STORE.name()).setWidth("7em").setFlexGrow(0);
-        grid.addColumn(LockInfo::name).setHeader("Name").setKey("name")
-                .setSortProperty(LockColumn.NAME.name()).setWidth("10em").setFlexGrow(2);
-        grid.addColumn(lock -> holder(lock.holder())).setHeader("Holder").setKey("holder")
-                .setTooltipGenerator(lock -> lock.holder().toString()).setSortProperty(LockColumn.HOLDER.name()).setWidth("12em").setFlexGrow(2);
-        grid.addColumn(lock -> lock.holder().purpose()).setHeader("Purpose").setKey("purpose")
-                .setSortProperty(LockColumn.PURPOSE.name()).setWidth("10em").setFlexGrow(1);
-        grid.addColumn(lock -> ConsoleFormat.instant(lock.acquiredAt(), zone)).setHeader("Acquired at")
-                .setKey("acquired").setSortProperty(LockColumn.ACQUIRED_AT.name()).setWidth("10.5em")
+        grid.addColumn(LockInfo::store)
+                .setHeader("Store")
+                .setKey("store")
+                .setSortProperty(LockColumn.STORE.name())
+                .setWidth("7em")
                 .setFlexGrow(0);
-        grid.addColumn(lock -> ConsoleFormat.instant(lock.expiresAt(), zone)).setHeader("Expires at")
-                .setKey("expires").setSortProperty(LockColumn.EXPIRES_AT.name()).setWidth("10.5em").setFlexGrow(0);
-        grid.addColumn(lock -> ConsoleFormat.remaining(lock.remaining())).setHeader("Remaining")
-                .setKey("remaining").setSortProperty(LockColumn.REMAINING.name()).setWidth("7.5em").setFlexGrow(0)
+        grid.addColumn(LockInfo::name)
+                .setHeader("Name")
+                .setKey("name")
+                .setSortProperty(LockColumn.NAME.name())
+                .setWidth("10em")
+                .setFlexGrow(2);
+        grid.addColumn(lock -> holder(lock.holder()))
+                .setHeader("Holder")
+                .setKey("holder")
+                .setTooltipGenerator(lock -> lock.holder().toString())
+                .setSortProperty(LockColumn.HOLDER.name())
+                .setWidth("12em")
+                .setFlexGrow(2);
+        grid.addColumn(lock -> lock.holder().purpose())
+                .setHeader("Purpose")
+                .setKey("purpose")
+                .setSortProperty(LockColumn.PURPOSE.name())
+                .setWidth("10em")
+                .setFlexGrow(1);
+        grid.addColumn(lock -> ConsoleFormat.instant(lock.acquiredAt(), zone))
+                .setHeader("Acquired at")
+                .setKey("acquired")
+                .setSortProperty(LockColumn.ACQUIRED_AT.name())
+                .setWidth("10.5em")
+                .setFlexGrow(0);
+        grid.addColumn(lock -> ConsoleFormat.instant(lock.expiresAt(), zone))
+                .setHeader("Expires at")
+                .setKey("expires")
+                .setSortProperty(LockColumn.EXPIRES_AT.name())
+                .setWidth("10.5em")
+                .setFlexGrow(0);
+        grid.addColumn(lock -> ConsoleFormat.remaining(lock.remaining()))
+                .setHeader("Remaining")
+                .setKey("remaining")
+                .setSortProperty(LockColumn.REMAINING.name())
+                .setWidth("7.5em")
+                .setFlexGrow(0)
                 .setTextAlign(ColumnTextAlign.END);
-        grid.addColumn(LockInfo::fence).setHeader("Fence").setKey("fence")
-                .setSortProperty(LockColumn.FENCE.name()).setWidth("5.5em").setFlexGrow(0)
+        grid.addColumn(LockInfo::fence)
+                .setHeader("Fence")
+                .setKey("fence")
+                .setSortProperty(LockColumn.FENCE.name())
+                .setWidth("5.5em")
+                .setFlexGrow(0)
                 .setTextAlign(ColumnTextAlign.END);
         // a Lit template, not a component per row: the grid re-renders every second and keeps these elements
         grid.addColumn(LitRenderer.<LockInfo>of("<vaadin-button theme=\"error small tertiary\""
-                + " class=\"exclusive-force-release\" data-lock=\"${item.name}\" data-store=\"${item.store}\""
-                + " @click=\"${forceRelease}\">Force release</vaadin-button>")
-                .withProperty("name", LockInfo::name)
-                .withProperty("store", LockInfo::store)
-                .withFunction("forceRelease", this::confirmForceRelease))
-                .setKey("actions").setWidth("8.5em").setFlexGrow(0);
+                                + " class=\"exclusive-force-release\" data-lock=\"${item.name}\" data-store=\"${item.store}\""
+                                + " @click=\"${forceRelease}\">Force release</vaadin-button>")
+                        .withProperty("name", LockInfo::name)
+                        .withProperty("store", LockInfo::store)
+                        .withFunction("forceRelease", this::confirmForceRelease))
+                .setKey("actions")
+                .setWidth("8.5em")
+                .setFlexGrow(0);
         grid.setItems(this::fetch, query -> snapshot.size());
     }
 
@@ -239,9 +280,12 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
             texts.add("Store '" + problem.store() + "' cannot be listed: " + problem.message()
                     + ". Its locks are missing below; the other stores are listed.");
         }
-        page.truncated().stream().sorted().forEach(store -> texts.add("Store '" + store + "' holds more than "
-                + service.scanLimit() + " matching locks; only the first " + service.scanLimit() + " by name are"
-                + " read. Narrow the filter to see the others."));
+        page.truncated().stream()
+                .sorted()
+                .forEach(store -> texts.add("Store '" + store + "' holds more than "
+                        + service.scanLimit() + " matching locks; only the first " + service.scanLimit()
+                        + " by name are"
+                        + " read. Narrow the filter to see the others."));
         if (texts.equals(shownBanners)) {
             return;
         }
@@ -251,8 +295,10 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
             boolean problem = i < page.problems().size();
             Div banner = new Div(texts.get(i));
             banner.addClassName(problem ? "exclusive-store-problem" : "exclusive-store-truncated");
-            banner.getStyle().set("padding", "var(--lumo-space-s) var(--lumo-space-m)")
-                    .set("margin-bottom", "var(--lumo-space-xs)").set("border-radius", "var(--lumo-border-radius-m)")
+            banner.getStyle()
+                    .set("padding", "var(--lumo-space-s) var(--lumo-space-m)")
+                    .set("margin-bottom", "var(--lumo-space-xs)")
+                    .set("border-radius", "var(--lumo-border-radius-m)")
                     .set("background", problem ? "var(--lumo-error-color-10pct)" : "var(--lumo-contrast-5pct)")
                     .set("color", problem ? "var(--lumo-error-text-color)" : "var(--lumo-body-text-color)");
             banners.add(banner);
@@ -282,14 +328,15 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         LockFilter filter = filter();
         snapshot = service.read(filter);
         showBanners(snapshot);
-        grid.setEmptyStateText(filter.equals(LockFilter.all()) ? "No lock is held right now."
-                : "No lock matches the filter.");
+        grid.setEmptyStateText(
+                filter.equals(LockFilter.all()) ? "No lock is held right now." : "No lock matches the filter.");
         grid.getDataProvider().refreshAll();
     }
 
     private void confirmForceRelease(LockInfo lock) {
         Div details = new Div();
-        details.add(new Paragraph("Lock: " + lock.name() + " (store " + lock.store() + ", fence " + lock.fence() + ")"),
+        details.add(
+                new Paragraph("Lock: " + lock.name() + " (store " + lock.store() + ", fence " + lock.fence() + ")"),
                 new Paragraph("Holder: " + lock.holder()),
                 new Paragraph("Expires at: " + ConsoleFormat.instant(lock.expiresAt(), zone) + " (in "
                         + ConsoleFormat.remaining(lock.remaining()) + " when listed)"),
@@ -309,17 +356,20 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
     private void forceRelease(LockInfo lock) {
         VaadinRequest request = VaadinRequest.getCurrent();
         if (request != null && !request.isUserInRole(settings.role())) {
-            notify("You are no longer in role '" + settings.role() + "': nothing was released.",
+            notify(
+                    "You are no longer in role '" + settings.role() + "': nothing was released.",
                     NotificationVariant.LUMO_ERROR);
             return;
         }
         try {
             ForceReleaseOutcome outcome = service.forceRelease(lock, user);
             if (outcome == ForceReleaseOutcome.RELEASED) {
-                notify("Released '" + lock.name() + "' in store '" + lock.store() + "'.",
+                notify(
+                        "Released '" + lock.name() + "' in store '" + lock.store() + "'.",
                         NotificationVariant.LUMO_SUCCESS);
             } else {
-                notify("'" + lock.name() + "' in store '" + lock.store() + "' was already released.",
+                notify(
+                        "'" + lock.name() + "' in store '" + lock.store() + "' was already released.",
                         NotificationVariant.LUMO_CONTRAST);
             }
         } catch (RuntimeException e) {

@@ -53,7 +53,6 @@ public record LockFilter(String text, NameMatch match, Set<String> stores) {
 
     /** @return whether a lock the stores listed for {@link #storePrefix()} passes the rest of the filter */
     boolean matches(LockInfo lock) {
-        return answeredByStores()
-                || lock.name().toLowerCase(Locale.ROOT).contains(text.toLowerCase(Locale.ROOT));
+        return answeredByStores() || lock.name().toLowerCase(Locale.ROOT).contains(text.toLowerCase(Locale.ROOT));
     }
 }

@@ -71,8 +71,8 @@ public final class LockSnapshot {
      */
     public synchronized List<LockInfo> page(List<LockSort> sorts, int offset, int limit) {
         if (offset < 0 || limit < 0) {
-            throw new IllegalArgumentException("offset and limit must not be negative, got offset " + offset
-                    + ", limit " + limit);
+            throw new IllegalArgumentException(
+                    "offset and limit must not be negative, got offset " + offset + ", limit " + limit);
         }
         if (!sorts.equals(sortedBy)) {
             List<LockInfo> ordered = new ArrayList<>(locks);

@@ -40,5 +40,4 @@ public record LockSort(LockColumn column, boolean descending) {
         }
         return order.thenComparing(LockColumn.NAME.order()).thenComparing(LockColumn.STORE.order());
     }
-
 }

@@ -58,17 +58,33 @@ class ConsoleCdiTest {
     @BeforeEach
     void start() {
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        config = new SmallRyeConfigBuilder().withSources(new PropertiesConfigSource(Map.of(
-                "exclusive.default-store", "local",
-                "exclusive.store.local.type", "memory",
-                "exclusive.store.files.type", "file",
-                "exclusive.store.files.directory", folder.toString(),
-                "exclusive.instance-name", "node-1",
-                ConsoleSettings.ROLE, "lock-ops"), "test", 500)).build();
+        config = new SmallRyeConfigBuilder()
+                .withSources(new PropertiesConfigSource(
+                        Map.of(
+                                "exclusive.default-store",
+                                "local",
+                                "exclusive.store.local.type",
+                                "memory",
+                                "exclusive.store.files.type",
+                                "file",
+                                "exclusive.store.files.directory",
+                                folder.toString(),
+                                "exclusive.instance-name",
+                                "node-1",
+                                ConsoleSettings.ROLE,
+                                "lock-ops"),
+                        "test",
+                        500))
+                .build();
         ConfigProviderResolver.instance().registerConfig(config, loader);
-        container = new Weld("console-test").disableDiscovery()
-                .beanClasses(LockConsoleService.class, LockConsoleView.class, ConsoleBeans.class,
-                        ConsoleUpdates.class, AuditTrail.class)
+        container = new Weld("console-test")
+                .disableDiscovery()
+                .beanClasses(
+                        LockConsoleService.class,
+                        LockConsoleView.class,
+                        ConsoleBeans.class,
+                        ConsoleUpdates.class,
+                        AuditTrail.class)
                 .addExtension(new ExclusiveExtension())
                 .addExtension(new ConfigExtension())
                 .initialize();
@@ -93,10 +109,11 @@ class ConsoleCdiTest {
         List<LockInfo> locks = service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 10);
 
         assertThat(service.storeNames()).containsExactly("files", "local");
-        assertThat(locks).extracting(LockInfo::store, LockInfo::name)
-                .containsExactly(tuple("files", "imports:users"),
-                        tuple("local", "reports:daily"));
-        assertThat(locks).allSatisfy(lock -> assertThat(lock.holder().instance()).isEqualTo("node-1"));
+        assertThat(locks)
+                .extracting(LockInfo::store, LockInfo::name)
+                .containsExactly(tuple("files", "imports:users"), tuple("local", "reports:daily"));
+        assertThat(locks)
+                .allSatisfy(lock -> assertThat(lock.holder().instance()).isEqualTo("node-1"));
     }
 
     @Test
@@ -104,16 +121,17 @@ class ConsoleCdiTest {
         LockRegistry registry = container.select(LockRegistry.class).get();
         registry.lock("stuck", Duration.ofMinutes(5)).get();
         LockConsoleService service = container.select(LockConsoleService.class).get();
-        LockInfo stuck = service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 1).get(0);
+        LockInfo stuck =
+                service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 1).get(0);
 
         service.forceRelease(stuck, "admin");
         service.forceRelease(stuck, "admin");
 
-        List<LockForceReleased> events = container.select(AuditTrail.class).get().events();
-        assertThat(events).extracting(LockForceReleased::storeName, LockForceReleased::lockName,
-                LockForceReleased::released)
-                .containsExactly(tuple("local", "stuck", true),
-                        tuple("local", "stuck", false));
+        List<LockForceReleased> events =
+                container.select(AuditTrail.class).get().events();
+        assertThat(events)
+                .extracting(LockForceReleased::storeName, LockForceReleased::lockName, LockForceReleased::released)
+                .containsExactly(tuple("local", "stuck", true), tuple("local", "stuck", false));
     }
 
     @Test
@@ -126,9 +144,15 @@ class ConsoleCdiTest {
             told.countDown();
         });
 
-        container.select(LockRegistry.class).get().lock("fresh", Duration.ofMinutes(1)).get();
+        container
+                .select(LockRegistry.class)
+                .get()
+                .lock("fresh", Duration.ofMinutes(1))
+                .get();
 
-        assertThat(told.await(5, TimeUnit.SECONDS)).as("console told of the new lock").isTrue();
+        assertThat(told.await(5, TimeUnit.SECONDS))
+                .as("console told of the new lock")
+                .isTrue();
         assertThat(threads).containsOnly("exclusive-console-updates");
         unsubscribe.run();
     }

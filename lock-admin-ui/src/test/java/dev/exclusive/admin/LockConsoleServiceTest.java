@@ -59,7 +59,9 @@ class LockConsoleServiceTest {
 
     @Test
     void readsTheLiveLocksOfEveryStoreWithTheirHolders() {
-        Lock held = registry.store("local").lock("reports:daily", Duration.ofMinutes(1)).purpose("Reports#rebuild");
+        Lock held = registry.store("local")
+                .lock("reports:daily", Duration.ofMinutes(1))
+                .purpose("Reports#rebuild");
         assertThat(held.get()).isTrue();
         take("files", "imports:users", Duration.ofMinutes(1));
 
@@ -90,7 +92,9 @@ class LockConsoleServiceTest {
         }
 
         assertThat(snapshot.size()).isEqualTo(120);
-        assertThat(paged).hasSize(120).doesNotHaveDuplicates()
+        assertThat(paged)
+                .hasSize(120)
+                .doesNotHaveDuplicates()
                 .isSortedAccordingTo(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::store));
         assertThat(snapshot.page(LockSort.DEFAULT, 120, 50)).isEmpty();
     }
@@ -175,9 +179,11 @@ class LockConsoleServiceTest {
     @Test
     void readingOnceServesEveryPageWithoutAskingTheStoresAgain() {
         CountingStore counting = new CountingStore(new MemoryLockStore());
-        try (LockRegistry counted = LockRegistry.builder().store("counted", counting).build()) {
+        try (LockRegistry counted =
+                LockRegistry.builder().store("counted", counting).build()) {
             for (int i = 0; i < 30; i++) {
-                assertThat(counted.lock("job:" + i, Duration.ofMinutes(1)).get()).isTrue();
+                assertThat(counted.lock("job:" + i, Duration.ofMinutes(1)).get())
+                        .isTrue();
             }
             LockSnapshot snapshot = new LockConsoleService(counted, 10_000).read(LockFilter.all());
 
@@ -192,7 +198,8 @@ class LockConsoleServiceTest {
     @Test
     void forceReleaseFreesTheLockThenReportsThatItWasAlreadyReleased() {
         Lock held = take("files", "stuck", Duration.ofMinutes(5));
-        LockInfo listed = service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 1).get(0);
+        LockInfo listed =
+                service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 1).get(0);
 
         assertThat(service.forceRelease(listed, "admin")).isEqualTo(ForceReleaseOutcome.RELEASED);
         assertThat(held.isLocked()).isFalse();
@@ -205,8 +212,10 @@ class LockConsoleServiceTest {
         LockSnapshot snapshot = service.read(LockFilter.all());
 
         assertThatThrownBy(() -> snapshot.page(LockSort.DEFAULT, -1, 10))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("offset -1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("offset -1");
         assertThatThrownBy(() -> new LockConsoleService(registry, 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("scanLimit");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("scanLimit");
     }
 }

@@ -40,9 +40,12 @@ class LockConsoleViewTest {
     void startStores() throws IOException {
         local = new CountingStore(new MemoryLockStore());
         lockFolder = Files.createDirectories(folder.resolve("locks"));
-        registry = LockRegistry.builder().store("local", local).store("files", new FileLockStore(lockFolder)).build();
-        view = new LockConsoleView(new LockConsoleService(registry, 10_000), ConsoleSettings.DEFAULTS,
-                new ConsoleUpdates());
+        registry = LockRegistry.builder()
+                .store("local", local)
+                .store("files", new FileLockStore(lockFolder))
+                .build();
+        view = new LockConsoleView(
+                new LockConsoleService(registry, 10_000), ConsoleSettings.DEFAULTS, new ConsoleUpdates());
     }
 
     @AfterEach
@@ -59,15 +62,19 @@ class LockConsoleViewTest {
     }
 
     private static Stream<String> textsIn(Component component) {
-        Stream<String> own = component instanceof HasText text && !text.getText().isEmpty()
-                ? Stream.of(text.getText()) : Stream.empty();
+        Stream<String> own =
+                component instanceof HasText text && !text.getText().isEmpty()
+                        ? Stream.of(text.getText())
+                        : Stream.empty();
         return Stream.concat(own, component.getChildren().flatMap(LockConsoleViewTest::textsIn));
     }
 
     @Test
     void anAdminSeesTheLiveLocksPageByPage() {
         for (int i = 0; i < 75; i++) {
-            assertThat(registry.store("local").lock(String.format("job:%02d", i), Duration.ofMinutes(1)).get())
+            assertThat(registry.store("local")
+                            .lock(String.format("job:%02d", i), Duration.ofMinutes(1))
+                            .get())
                     .isTrue();
         }
         view.enter(ConsoleAccess.ALLOWED, "admin");
@@ -78,7 +85,9 @@ class LockConsoleViewTest {
         assertThat(first).hasSize(50).first().extracting(LockInfo::name).isEqualTo("job:00");
         assertThat(second).hasSize(25).last().extracting(LockInfo::name).isEqualTo("job:74");
         assertThat(view.grid().getDataProvider().size(new Query<>())).isEqualTo(75);
-        assertThat(local.lists()).as("pages come from the snapshot read on entering").isEqualTo(1);
+        assertThat(local.lists())
+                .as("pages come from the snapshot read on entering")
+                .isEqualTo(1);
     }
 
     @Test
@@ -88,8 +97,8 @@ class LockConsoleViewTest {
                 new QuerySortOrder("unknown", SortDirection.ASCENDING),
                 new QuerySortOrder(LockColumn.STORE.name(), SortDirection.ASCENDING)));
 
-        assertThat(sorts).containsExactly(LockSort.descending(LockColumn.REMAINING),
-                LockSort.ascending(LockColumn.STORE));
+        assertThat(sorts)
+                .containsExactly(LockSort.descending(LockColumn.REMAINING), LockSort.ascending(LockColumn.STORE));
     }
 
     @Test
@@ -98,8 +107,10 @@ class LockConsoleViewTest {
         registry.store("local").lock("later", Duration.ofMinutes(30)).get();
         view.enter(ConsoleAccess.ALLOWED, "admin");
 
-        List<String> byRemaining = view.fetch(query(0, 10, new QuerySortOrder(LockColumn.REMAINING.name(),
-                SortDirection.DESCENDING))).map(LockInfo::name).toList();
+        List<String> byRemaining = view.fetch(
+                        query(0, 10, new QuerySortOrder(LockColumn.REMAINING.name(), SortDirection.DESCENDING)))
+                .map(LockInfo::name)
+                .toList();
 
         assertThat(byRemaining).containsExactly("later", "soon");
     }
@@ -132,7 +143,9 @@ class LockConsoleViewTest {
 
         view.enter(ConsoleAccess.ALLOWED, "admin");
 
-        assertThat(view.banners()).singleElement().asString()
+        assertThat(view.banners())
+                .singleElement()
+                .asString()
                 .startsWith("Store 'files' cannot be listed: ")
                 .endsWith("Its locks are missing below; the other stores are listed.");
         assertThat(view.fetch(query(0, 10)).map(LockInfo::name)).containsExactly("still-here");
@@ -144,8 +157,10 @@ class LockConsoleViewTest {
 
         view.enter(ConsoleAccess.REFUSED, "operator");
 
-        assertThat(texts(view)).contains("Access denied").anySatisfy(text -> assertThat(text)
-                .contains("signed in as 'operator'").contains("role 'exclusive-admin'"));
+        assertThat(texts(view))
+                .contains("Access denied")
+                .anySatisfy(text ->
+                        assertThat(text).contains("signed in as 'operator'").contains("role 'exclusive-admin'"));
         assertThat(view.grid().getParent()).isEmpty();
         assertThat(local.lists()).as("nothing is read for a refused user").isZero();
     }

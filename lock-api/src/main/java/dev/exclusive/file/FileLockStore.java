@@ -116,14 +116,22 @@ public final class FileLockStore implements LockStore {
             Files.createDirectories(directory);
             this.directory = directory.toRealPath();
         } catch (IOException e) {
-            throw new LockConfigurationException("Store '" + storeName + "': cannot create the lock folder '"
-                    + directory + "' (" + e + "); set exclusive.store." + storeName
-                    + ".directory to a folder every process can write", storeName, "directory", e);
+            throw new LockConfigurationException(
+                    "Store '" + storeName + "': cannot create the lock folder '"
+                            + directory + "' (" + e + "); set exclusive.store." + storeName
+                            + ".directory to a folder every process can write",
+                    storeName,
+                    "directory",
+                    e);
         }
         if (!Files.isWritable(this.directory)) {
-            throw new LockConfigurationException("Store '" + storeName + "': the lock folder '" + this.directory
-                    + "' is not writable; set exclusive.store." + storeName
-                    + ".directory to a folder every process can write", storeName, "directory", null);
+            throw new LockConfigurationException(
+                    "Store '" + storeName + "': the lock folder '" + this.directory
+                            + "' is not writable; set exclusive.store." + storeName
+                            + ".directory to a folder every process can write",
+                    storeName,
+                    "directory",
+                    null);
         }
         this.signals = SIGNALS.computeIfAbsent(this.directory, key -> new LocalSignals());
     }
@@ -142,16 +150,19 @@ public final class FileLockStore implements LockStore {
             }
             long fence = current.fence + 1;
             Record next = new Record(name, fence, owner, holder.encode(), now, expiry(now, ttl));
-            return new Change<>(next, new Acquisition.Acquired(fence, Instant.ofEpochMilli(now),
-                    Instant.ofEpochMilli(next.expiresAt)));
+            return new Change<>(
+                    next,
+                    new Acquisition.Acquired(fence, Instant.ofEpochMilli(now), Instant.ofEpochMilli(next.expiresAt)));
         });
     }
 
     @Override
     public boolean release(String name, String owner) {
-        boolean released = update(name, current -> current.liveAt(clock.millis()) && current.owner.equals(owner)
-                ? new Change<>(Record.free(name, current.fence), true)
-                : new Change<>(null, false));
+        boolean released = update(
+                name,
+                current -> current.liveAt(clock.millis()) && current.owner.equals(owner)
+                        ? new Change<>(Record.free(name, current.fence), true)
+                        : new Change<>(null, false));
         if (released) {
             signals.signal(name);
         }
@@ -160,9 +171,11 @@ public final class FileLockStore implements LockStore {
 
     @Override
     public boolean forceRelease(String name) {
-        boolean released = update(name, current -> current.liveAt(clock.millis())
-                ? new Change<>(Record.free(name, current.fence), true)
-                : new Change<>(null, false));
+        boolean released = update(
+                name,
+                current -> current.liveAt(clock.millis())
+                        ? new Change<>(Record.free(name, current.fence), true)
+                        : new Change<>(null, false));
         if (released) {
             signals.signal(name);
         }
@@ -176,8 +189,8 @@ public final class FileLockStore implements LockStore {
             if (!current.liveAt(now) || !current.owner.equals(owner)) {
                 return new Change<>(null, false);
             }
-            return new Change<>(new Record(name, current.fence, owner, current.holder, current.acquiredAt,
-                    expiry(now, ttl)), true);
+            return new Change<>(
+                    new Record(name, current.fence, owner, current.holder, current.acquiredAt, expiry(now, ttl)), true);
         });
     }
 
@@ -218,8 +231,8 @@ public final class FileLockStore implements LockStore {
     @Override
     public void ping() {
         if (!Files.isDirectory(directory) || !Files.isWritable(directory)) {
-            throw new LockStoreUnavailableException("Lock folder '" + directory + "' is missing or not writable",
-                    null, storeName, null);
+            throw new LockStoreUnavailableException(
+                    "Lock folder '" + directory + "' is missing or not writable", null, storeName, null);
         }
     }
 
@@ -230,8 +243,7 @@ public final class FileLockStore implements LockStore {
     }
 
     /** What an operation decides: the record to write ({@code null}: leave as is) and the answer. */
-    private record Change<T>(Record write, T answer) {
-    }
+    private record Change<T>(Record write, T answer) {}
 
     private interface Operation<T> {
         Change<T> apply(Record current);
@@ -241,8 +253,8 @@ public final class FileLockStore implements LockStore {
         Path file = fileOf(name);
         ReentrantLock stripe = STRIPE_LOCKS[Math.floorMod(file.hashCode(), STRIPES)];
         stripe.lock();
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                StandardOpenOption.CREATE);
+        try (FileChannel channel = FileChannel.open(
+                        file, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.CREATE);
                 FileLock ignored = channel.lock()) {
             Record current = decode(channel).orElse(Record.free(name, 0));
             Change<T> change = operation.apply(current);
@@ -289,9 +301,14 @@ public final class FileLockStore implements LockStore {
         if (!record.liveAt(now)) {
             return Optional.empty();
         }
-        return Optional.of(new LockEntry(record.name, record.owner, LockHolder.decode(record.holder),
-                Instant.ofEpochMilli(record.acquiredAt), Instant.ofEpochMilli(record.expiresAt),
-                Duration.ofMillis(Math.max(1, record.expiresAt - now)), record.fence));
+        return Optional.of(new LockEntry(
+                record.name,
+                record.owner,
+                LockHolder.decode(record.holder),
+                Instant.ofEpochMilli(record.acquiredAt),
+                Instant.ofEpochMilli(record.expiresAt),
+                Duration.ofMillis(Math.max(1, record.expiresAt - now)),
+                record.fence));
     }
 
     private Path fileOf(String name) {
@@ -335,7 +352,12 @@ public final class FileLockStore implements LockStore {
         byte[] holder = record.holder.getBytes(StandardCharsets.UTF_8);
         ByteBuffer buffer = ByteBuffer.allocate(4 + 8 * 3 + 4 * 3 + name.length + owner.length + holder.length);
         buffer.putInt(MAGIC).putLong(record.fence).putLong(record.acquiredAt).putLong(record.expiresAt);
-        buffer.putInt(name.length).put(name).putInt(owner.length).put(owner).putInt(holder.length).put(holder);
+        buffer.putInt(name.length)
+                .put(name)
+                .putInt(owner.length)
+                .put(owner)
+                .putInt(holder.length)
+                .put(holder);
         buffer.flip();
         int length = buffer.remaining();
         int position = 0;

@@ -28,8 +28,10 @@ public final class FileLockStoreProvider implements LockStoreProvider {
         try {
             return new FileLockStore(Path.of(directory), storeName, fsync, Clock.systemUTC());
         } catch (InvalidPathException e) {
-            throw settings.problem("directory", "needs " + settings.key("directory") + " to be a valid path, got '"
-                    + directory + "'", e);
+            throw settings.problem(
+                    "directory",
+                    "needs " + settings.key("directory") + " to be a valid path, got '" + directory + "'",
+                    e);
         }
     }
 }

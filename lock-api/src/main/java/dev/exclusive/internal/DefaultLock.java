@@ -38,8 +38,7 @@ public final class DefaultLock implements Lock {
     /** The holder this handle last recorded, reused while the same thread acquires. */
     private volatile ThreadHolder lastHolder;
 
-    private record ThreadHolder(Thread thread, LockHolder holder) {
-    }
+    private record ThreadHolder(Thread thread, LockHolder holder) {}
 
     /** One hold of this handle: its fence, lease estimate, and renewal task. */
     private static final class Hold {
@@ -65,8 +64,14 @@ public final class DefaultLock implements Lock {
         }
     }
 
-    public DefaultLock(RegistryContext context, StoreBinding binding, String name, Duration ttl, String owner,
-            String purpose, boolean autoExtend) {
+    public DefaultLock(
+            RegistryContext context,
+            StoreBinding binding,
+            String name,
+            Duration ttl,
+            String owner,
+            String purpose,
+            boolean autoExtend) {
         this.context = context;
         this.binding = binding;
         this.name = name;
@@ -110,7 +115,7 @@ public final class DefaultLock implements Lock {
         long waitNanos = Durations.requireWaitNanos(wait, name, binding.name());
         long deadline = System.nanoTime() + waitNanos;
         WaitPolicy policy = binding.store().waitPolicy();
-        for (int attempt = 0;; attempt++) {
+        for (int attempt = 0; ; attempt++) {
             Acquisition outcome = attempt();
             if (outcome.acquired()) {
                 return true;
@@ -191,8 +196,8 @@ public final class DefaultLock implements Lock {
 
     private void scheduleRenewal(Hold current) {
         long period = Math.max(1, ttl.toNanos() / 3);
-        current.renewal = context.renewals().scheduleWithFixedDelay(() -> renew(current), period, period,
-                TimeUnit.NANOSECONDS);
+        current.renewal =
+                context.renewals().scheduleWithFixedDelay(() -> renew(current), period, period, TimeUnit.NANOSECONDS);
     }
 
     /** One background renewal; a store outage is retried at the next tick until the lease estimate ends. */
@@ -209,8 +214,10 @@ public final class DefaultLock implements Lock {
             }
         } catch (RuntimeException e) {
             if (!current.expired()) {
-                RegistryContext.warn("Renewal of lock '" + name + "' in store '" + binding.name()
-                        + "' failed; retrying while the lease lasts", e);
+                RegistryContext.warn(
+                        "Renewal of lock '" + name + "' in store '" + binding.name()
+                                + "' failed; retrying while the lease lasts",
+                        e);
                 return;
             }
         }
@@ -265,8 +272,10 @@ public final class DefaultLock implements Lock {
             release();
         } catch (RuntimeException releaseFailure) {
             stopRenewal();
-            RegistryContext.warn("Lock '" + name + "' in store '" + binding.name() + "': the work completed but the"
-                    + " release failed; the lock frees itself when its lease ends in at most " + ttl, releaseFailure);
+            RegistryContext.warn(
+                    "Lock '" + name + "' in store '" + binding.name() + "': the work completed but the"
+                            + " release failed; the lock frees itself when its lease ends in at most " + ttl,
+                    releaseFailure);
         }
         return LockResult.of(value);
     }
@@ -382,7 +391,8 @@ public final class DefaultLock implements Lock {
         Optional<LockEntry> entry = binding.call(name, () -> binding.store().inspect(name));
         long now = System.nanoTime();
         entry.filter(live -> live.owner().equals(owner))
-                .ifPresent(live -> hold.set(new Hold(live.fence(), now + live.remaining().toNanos())));
+                .ifPresent(live ->
+                        hold.set(new Hold(live.fence(), now + live.remaining().toNanos())));
         return this;
     }
 

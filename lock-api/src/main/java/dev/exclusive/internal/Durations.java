@@ -9,8 +9,7 @@ public final class Durations {
     /** No lease may be longer than this: far beyond any real work, and safe to add to any clock. */
     public static final Duration MAX = Duration.ofDays(365L * 100);
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /**
      * @return {@code ttl}, if it is at least 1 ms and at most {@link #MAX}
@@ -18,8 +17,11 @@ public final class Durations {
      */
     public static Duration requireTtl(Duration ttl, String lockName, String storeName) {
         if (ttl == null || ttl.compareTo(Duration.ofMillis(1)) < 0 || ttl.compareTo(MAX) > 0) {
-            throw new InvalidLockDurationException(where(lockName, storeName) + "ttl must be between 1ms and "
-                    + MAX.toDays() + " days, got " + ttl, lockName, storeName, ttl);
+            throw new InvalidLockDurationException(
+                    where(lockName, storeName) + "ttl must be between 1ms and " + MAX.toDays() + " days, got " + ttl,
+                    lockName,
+                    storeName,
+                    ttl);
         }
         return ttl;
     }
@@ -30,8 +32,11 @@ public final class Durations {
      */
     public static Duration ttlSeconds(long ttlSeconds, String lockName, String storeName) {
         if (ttlSeconds <= 0 || ttlSeconds > MAX.getSeconds()) {
-            throw new InvalidLockDurationException(where(lockName, storeName) + "ttl must be between 1 and "
-                    + MAX.getSeconds() + " seconds, got " + ttlSeconds, lockName, storeName,
+            throw new InvalidLockDurationException(
+                    where(lockName, storeName) + "ttl must be between 1 and " + MAX.getSeconds() + " seconds, got "
+                            + ttlSeconds,
+                    lockName,
+                    storeName,
                     ttlSeconds <= 0 ? Duration.ofSeconds(ttlSeconds) : null);
         }
         return Duration.ofSeconds(ttlSeconds);
@@ -43,8 +48,11 @@ public final class Durations {
      */
     public static long requireWaitNanos(Duration wait, String lockName, String storeName) {
         if (wait == null || wait.isNegative() || wait.compareTo(MAX) > 0) {
-            throw new InvalidLockDurationException(where(lockName, storeName) + "wait must be between PT0S and "
-                    + MAX.toDays() + " days, got " + wait, lockName, storeName, wait);
+            throw new InvalidLockDurationException(
+                    where(lockName, storeName) + "wait must be between PT0S and " + MAX.toDays() + " days, got " + wait,
+                    lockName,
+                    storeName,
+                    wait);
         }
         return wait.toNanos();
     }

@@ -20,8 +20,7 @@ public final class Owners {
         JVM_PREFIX = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
     }
 
-    private Owners() {
-    }
+    private Owners() {}
 
     /** @return a new owner id */
     public static String next() {

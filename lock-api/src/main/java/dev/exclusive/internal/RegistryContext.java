@@ -42,8 +42,11 @@ public final class RegistryContext implements AutoCloseable {
     public StoreBinding binding(String storeName) {
         StoreBinding binding = stores.get(storeName);
         if (binding == null) {
-            throw new UnknownStoreException("Unknown store '" + storeName + "'; configured stores: "
-                    + String.join(", ", new java.util.TreeSet<>(stores.keySet())), storeName, stores.keySet());
+            throw new UnknownStoreException(
+                    "Unknown store '" + storeName + "'; configured stores: "
+                            + String.join(", ", new java.util.TreeSet<>(stores.keySet())),
+                    storeName,
+                    stores.keySet());
         }
         return binding;
     }
@@ -88,8 +91,12 @@ public final class RegistryContext implements AutoCloseable {
     }
 
     static void logLost(Lock lock) {
-        LOG.log(Level.WARNING, "Lock ''{0}'' in store ''{1}'' was lost while auto-extending: its lease ended"
-                + " before a renewal reached the store", lock.name(), lock.storeName());
+        LOG.log(
+                Level.WARNING,
+                "Lock ''{0}'' in store ''{1}'' was lost while auto-extending: its lease ended"
+                        + " before a renewal reached the store",
+                lock.name(),
+                lock.storeName());
     }
 
     @Override

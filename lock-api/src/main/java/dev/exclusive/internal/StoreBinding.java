@@ -36,7 +36,10 @@ public record StoreBinding(String name, LockStore store, String prefix) {
             return e;
         }
         String what = lockName == null ? "" : " for lock '" + lockName + "'";
-        return new LockStoreUnavailableException("Store '" + name + "' is unavailable" + what + ": " + e.getMessage(),
-                lockName, name, e.getCause() == null ? e : e.getCause());
+        return new LockStoreUnavailableException(
+                "Store '" + name + "' is unavailable" + what + ": " + e.getMessage(),
+                lockName,
+                name,
+                e.getCause() == null ? e : e.getCause());
     }
 }

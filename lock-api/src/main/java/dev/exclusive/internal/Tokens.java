@@ -13,12 +13,10 @@ public final class Tokens {
 
     private static final String VERSION = "x1";
 
-    private Tokens() {
-    }
+    private Tokens() {}
 
     /** What a token carries. */
-    public record Decoded(String storeName, String name, String owner, Duration ttl) {
-    }
+    public record Decoded(String storeName, String name, String owner, Duration ttl) {}
 
     public static String encode(String storeName, String name, String owner, Duration ttl) {
         return VERSION + '.' + text(storeName) + '.' + text(name) + '.' + text(owner) + '.' + ttl.toMillis();
@@ -29,13 +27,14 @@ public final class Tokens {
      */
     public static Decoded decode(String token) {
         if (token == null) {
-            throw new InvalidLockTokenException("Lock token must not be null; pass the string Lock.token() returned",
-                    null);
+            throw new InvalidLockTokenException(
+                    "Lock token must not be null; pass the string Lock.token() returned", null);
         }
         String[] parts = token.strip().split("\\.", -1);
         if (parts.length != 5 || !VERSION.equals(parts[0])) {
-            throw new InvalidLockTokenException("Not a lock token: '" + abbreviate(token)
-                    + "'; pass the string Lock.token() returned, unchanged", null);
+            throw new InvalidLockTokenException(
+                    "Not a lock token: '" + abbreviate(token) + "'; pass the string Lock.token() returned, unchanged",
+                    null);
         }
         try {
             long ttlMillis = Long.parseLong(parts[4]);
@@ -48,8 +47,10 @@ public final class Tokens {
             }
             return new Decoded(untext(parts[1]), untext(parts[2]), owner, Duration.ofMillis(ttlMillis));
         } catch (IllegalArgumentException e) {
-            throw new InvalidLockTokenException("Damaged lock token: '" + abbreviate(token) + "' (" + e.getMessage()
-                    + "); pass the string Lock.token() returned, unchanged", e);
+            throw new InvalidLockTokenException(
+                    "Damaged lock token: '" + abbreviate(token) + "' (" + e.getMessage()
+                            + "); pass the string Lock.token() returned, unchanged",
+                    e);
         }
     }
 

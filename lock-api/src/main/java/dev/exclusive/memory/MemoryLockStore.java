@@ -220,8 +220,14 @@ public final class MemoryLockStore implements LockStore {
     }
 
     private LockEntry toEntry(String name, Entry entry, long now) {
-        return new LockEntry(name, entry.owner, entry.holder, wallClock(entry.acquiredNanos),
-                wallClock(entry.expiresNanos), Duration.ofNanos(entry.expiresNanos - now), entry.fence);
+        return new LockEntry(
+                name,
+                entry.owner,
+                entry.holder,
+                wallClock(entry.acquiredNanos),
+                wallClock(entry.expiresNanos),
+                Duration.ofNanos(entry.expiresNanos - now),
+                entry.fence);
     }
 
     private Instant wallClock(long nanos) {

@@ -17,8 +17,12 @@ public final class MemoryLockStoreProvider implements LockStoreProvider {
     public LockStore create(String storeName, Map<String, String> settings) {
         if (!settings.isEmpty()) {
             String key = settings.keySet().iterator().next();
-            throw new LockConfigurationException("Store '" + storeName + "' of type memory takes no settings, got '"
-                    + key + "'; remove exclusive.store." + storeName + "." + key, storeName, key, null);
+            throw new LockConfigurationException(
+                    "Store '" + storeName + "' of type memory takes no settings, got '" + key
+                            + "'; remove exclusive.store." + storeName + "." + key,
+                    storeName,
+                    key,
+                    null);
         }
         return new MemoryLockStore();
     }

@@ -16,8 +16,14 @@ import java.util.Objects;
  * @param remaining  {@code expiresAt} minus the store's clock at the time of the answer; positive
  * @param fence      the fencing token of the current hold
  */
-public record LockEntry(String name, String owner, LockHolder holder, Instant acquiredAt, Instant expiresAt,
-        Duration remaining, long fence) {
+public record LockEntry(
+        String name,
+        String owner,
+        LockHolder holder,
+        Instant acquiredAt,
+        Instant expiresAt,
+        Duration remaining,
+        long fence) {
 
     public LockEntry {
         Objects.requireNonNull(name, "name");

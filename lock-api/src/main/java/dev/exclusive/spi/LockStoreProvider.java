@@ -49,8 +49,11 @@ public interface LockStoreProvider {
                 case "jpa" -> " (add dev.exclusive:lock-jpa to the application)";
                 default -> "";
             };
-            throw new UnknownStoreException("Unknown store type '" + type + "'" + module + "; installed types: "
-                    + String.join(", ", providers.keySet()), null, providers.keySet());
+            throw new UnknownStoreException(
+                    "Unknown store type '" + type + "'" + module + "; installed types: "
+                            + String.join(", ", providers.keySet()),
+                    null,
+                    providers.keySet());
         }
         return provider;
     }

@@ -40,9 +40,13 @@ public final class StoreSettings {
     public static StoreSettings of(String type, String storeName, Map<String, String> settings, Set<String> known) {
         for (String key : new TreeSet<>(settings.keySet())) {
             if (!known.contains(key)) {
-                throw new LockConfigurationException("Store '" + storeName + "' of type " + type + " has no setting '"
-                        + key + "' (exclusive.store." + storeName + "." + key + "); known settings: "
-                        + String.join(", ", new TreeSet<>(known)), storeName, key, null);
+                throw new LockConfigurationException(
+                        "Store '" + storeName + "' of type " + type + " has no setting '"
+                                + key + "' (exclusive.store." + storeName + "." + key + "); known settings: "
+                                + String.join(", ", new TreeSet<>(known)),
+                        storeName,
+                        key,
+                        null);
             }
         }
         return new StoreSettings(type, storeName, settings);
@@ -102,8 +106,11 @@ public final class StoreSettings {
         }
         Duration duration = parseDuration(value.get());
         if (duration == null || duration.compareTo(min) < 0 || duration.compareTo(max) > 0) {
-            throw problem(key, "needs " + key(key) + " between " + min + " and " + max + ", like 500ms, 2s, 30 (seconds)"
-                    + " or PT2S, got '" + value.get() + "'", null);
+            throw problem(
+                    key,
+                    "needs " + key(key) + " between " + min + " and " + max + ", like 500ms, 2s, 30 (seconds)"
+                            + " or PT2S, got '" + value.get() + "'",
+                    null);
         }
         return Optional.of(duration);
     }
@@ -115,8 +122,8 @@ public final class StoreSettings {
      * @return the exception to throw
      */
     public LockConfigurationException problem(String key, String message, Throwable cause) {
-        return new LockConfigurationException("Store '" + storeName + "' of type " + type + " " + message, storeName,
-                key, cause);
+        return new LockConfigurationException(
+                "Store '" + storeName + "' of type " + type + " " + message, storeName, key, cause);
     }
 
     private static Duration parseDuration(String text) {

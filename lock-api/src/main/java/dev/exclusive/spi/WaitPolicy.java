@@ -25,8 +25,8 @@ public record WaitPolicy(Duration minPause, Duration maxPause) {
             Objects.requireNonNull(minPause, "minPause");
             Objects.requireNonNull(maxPause, "maxPause");
             if (minPause.isNegative() || minPause.isZero() || maxPause.compareTo(minPause) < 0) {
-                throw new IllegalArgumentException("A wait policy needs 0 < minPause <= maxPause, got " + minPause
-                        + " and " + maxPause);
+                throw new IllegalArgumentException(
+                        "A wait policy needs 0 < minPause <= maxPause, got " + minPause + " and " + maxPause);
             }
         }
     }

@@ -113,7 +113,10 @@ public abstract class LockStoreContract {
 
     /** @return a registry over {@code backend} with this test's prefix */
     protected final LockRegistry newRegistry(LockStore backend) {
-        LockRegistry created = LockRegistry.builder().store(STORE, backend, prefix).instanceName("contract-node").build();
+        LockRegistry created = LockRegistry.builder()
+                .store(STORE, backend, prefix)
+                .instanceName("contract-node")
+                .build();
         registries.add(created);
         return created;
     }
@@ -302,7 +305,8 @@ public abstract class LockStoreContract {
         assertTrue(shortLived.get());
         assertTrue(longLived.get());
         Duration remaining = registry.liveLocks("long", 1).get(0).remaining();
-        assertTrue(remaining.compareTo(Duration.ofSeconds(50)) > 0 && remaining.compareTo(Duration.ofSeconds(60)) <= 0,
+        assertTrue(
+                remaining.compareTo(Duration.ofSeconds(50)) > 0 && remaining.compareTo(Duration.ofSeconds(60)) <= 0,
                 "a 60 s lease has about 60 s left, got " + remaining);
         awaitTrue(() -> !shortLived.isLocked(), shortTtl().multipliedBy(10));
         assertTrue(longLived.isLocked());
@@ -414,15 +418,26 @@ public abstract class LockStoreContract {
 
     @Test
     void badTokensAreRejected() {
-        for (String token : new String[] {null, "", "x1", "x1.a.b.c.d", "not a token", "x1.Y29udHJhY3Q.bmFtZQ..1000",
-                "x1.Y29udHJhY3Q.bmFtZQ.b3duZXI.-5"}) {
+        for (String token : new String[] {
+            null,
+            "",
+            "x1",
+            "x1.a.b.c.d",
+            "not a token",
+            "x1.Y29udHJhY3Q.bmFtZQ..1000",
+            "x1.Y29udHJhY3Q.bmFtZQ.b3duZXI.-5"
+        }) {
             assertThrows(InvalidLockTokenException.class, () -> registry.restore(token), String.valueOf(token));
         }
-        LockRegistry elsewhere = LockRegistry.builder().store("elsewhere", createPeerStore(store)).build();
+        LockRegistry elsewhere = LockRegistry.builder()
+                .store("elsewhere", createPeerStore(store))
+                .build();
         registries.add(elsewhere);
         String foreign = elsewhere.lock("x", 10).token();
         UnknownStoreException unknown = assertThrows(UnknownStoreException.class, () -> registry.restore(foreign));
-        assertTrue(unknown.getMessage().contains("elsewhere") && unknown.getMessage().contains(STORE),
+        assertTrue(
+                unknown.getMessage().contains("elsewhere")
+                        && unknown.getMessage().contains(STORE),
                 unknown.getMessage());
     }
 
@@ -458,9 +473,11 @@ public abstract class LockStoreContract {
     void getWithWorkRethrowsRuntimeExceptionsAndReleases() {
         Lock lock = lock("reports:daily");
         IllegalStateException thrown = new IllegalStateException("report failed");
-        IllegalStateException caught = assertThrows(IllegalStateException.class, () -> lock.get(() -> {
-            throw thrown;
-        }));
+        IllegalStateException caught = assertThrows(
+                IllegalStateException.class,
+                () -> lock.get(() -> {
+                    throw thrown;
+                }));
         assertSame(thrown, caught);
         assertFalse(lock.isLocked());
     }
@@ -469,9 +486,11 @@ public abstract class LockStoreContract {
     void getWithWorkRethrowsCheckedExceptionsUnchangedAndReleases() {
         Lock lock = lock("reports:daily");
         IOException thrown = new IOException("disk full");
-        IOException caught = assertThrows(IOException.class, () -> lock.get(() -> {
-            throw thrown;
-        }));
+        IOException caught = assertThrows(
+                IOException.class,
+                () -> lock.get(() -> {
+                    throw thrown;
+                }));
         assertSame(thrown, caught);
         assertFalse(lock.isLocked());
     }
@@ -493,9 +512,13 @@ public abstract class LockStoreContract {
     void blockWithWorkRethrowsAndReleases() {
         Lock lock = lock("imports:users");
         IOException thrown = new IOException("import failed");
-        assertSame(thrown, assertThrows(IOException.class, () -> lock.block(Duration.ofSeconds(1), () -> {
-            throw thrown;
-        })));
+        assertSame(
+                thrown,
+                assertThrows(
+                        IOException.class,
+                        () -> lock.block(Duration.ofSeconds(1), () -> {
+                            throw thrown;
+                        })));
         assertFalse(lock.isLocked());
     }
 
@@ -522,8 +545,10 @@ public abstract class LockStoreContract {
         releasedAt.set(System.nanoTime());
         assertTrue(holder.release());
         long handoffMillis = TimeUnit.NANOSECONDS.toMillis(waiter.get(10, TimeUnit.SECONDS) - releasedAt.get());
-        assertTrue(handoffMillis < maxHandoff().toMillis(), "the waiter woke " + handoffMillis
-                + " ms after the release; a wake-up should take far less than a polling interval");
+        assertTrue(
+                handoffMillis < maxHandoff().toMillis(),
+                "the waiter woke " + handoffMillis
+                        + " ms after the release; a wake-up should take far less than a polling interval");
     }
 
     /** @return the loosest handoff the wake-up test accepts: far below a 250 ms polling interval */
@@ -672,19 +697,42 @@ public abstract class LockStoreContract {
 
     @Test
     void badNamesAreRejected() {
-        for (String name : new String[] {null, "", "   ", "\t", "line\nbreak", "nul\u0000", "bell\u0007",
-                "x".repeat(201)}) {
-            InvalidLockNameException e = assertThrows(InvalidLockNameException.class,
-                    () -> registry.lock(name, Duration.ofSeconds(1)), String.valueOf(name));
+        for (String name :
+                new String[] {null, "", "   ", "\t", "line\nbreak", "nul\u0000", "bell\u0007", "x".repeat(201)}) {
+            InvalidLockNameException e = assertThrows(
+                    InvalidLockNameException.class,
+                    () -> registry.lock(name, Duration.ofSeconds(1)),
+                    String.valueOf(name));
             assertTrue(e.getMessage().contains(STORE), e.getMessage());
         }
-        assertEquals(prefix + "x".repeat(200), registry.lock("x".repeat(200), 10).name());
+        assertEquals(
+                prefix + "x".repeat(200), registry.lock("x".repeat(200), 10).name());
     }
 
     @Test
     void oddNamesAreAcceptedAndDistinct() {
-        String[] names = {"x".repeat(200), "импорт:пользователи", "レポート", "emoji-\uD83D\uDD12", "*", "?", "[a]",
-            "a", "a/b", "a\\b", "..", "../x", "/etc/passwd", "C:\\x", "a b", "A", "a*", "ab", "%2e%2e", "{0}"};
+        String[] names = {
+            "x".repeat(200),
+            "импорт:пользователи",
+            "レポート",
+            "emoji-\uD83D\uDD12",
+            "*",
+            "?",
+            "[a]",
+            "a",
+            "a/b",
+            "a\\b",
+            "..",
+            "../x",
+            "/etc/passwd",
+            "C:\\x",
+            "a b",
+            "A",
+            "a*",
+            "ab",
+            "%2e%2e",
+            "{0}"
+        };
         List<Lock> held = new ArrayList<>();
         for (String name : names) {
             Lock lock = lock(name);
@@ -702,11 +750,13 @@ public abstract class LockStoreContract {
 
     @Test
     void invalidDurationsAreRejectedNamingTheLockAndValue() {
-        for (Duration ttl : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1), Duration.ofNanos(999_999),
-                Duration.ofSeconds(Long.MAX_VALUE)}) {
-            InvalidLockDurationException e = assertThrows(InvalidLockDurationException.class,
-                    () -> registry.lock("imports:users", ttl), String.valueOf(ttl));
-            assertTrue(e.getMessage().contains("imports:users") && e.getMessage().contains(String.valueOf(ttl)),
+        for (Duration ttl : new Duration[] {
+            null, Duration.ZERO, Duration.ofMillis(-1), Duration.ofNanos(999_999), Duration.ofSeconds(Long.MAX_VALUE)
+        }) {
+            InvalidLockDurationException e = assertThrows(
+                    InvalidLockDurationException.class, () -> registry.lock("imports:users", ttl), String.valueOf(ttl));
+            assertTrue(
+                    e.getMessage().contains("imports:users") && e.getMessage().contains(String.valueOf(ttl)),
                     e.getMessage());
             assertEquals(prefix + "imports:users", e.lockName().orElseThrow());
         }
@@ -743,8 +793,8 @@ public abstract class LockStoreContract {
             futures.add(pool.submit(() -> {
                 start.await();
                 for (int i = 0; i < rounds; i++) {
-                    LockResult<Void> result = mine.lock("counter", Duration.ofSeconds(30)).block(Duration.ofSeconds(60),
-                            () -> {
+                    LockResult<Void> result = mine.lock("counter", Duration.ofSeconds(30))
+                            .block(Duration.ofSeconds(60), () -> {
                                 if (!inside.compareAndSet(false, true)) {
                                     overlaps.incrementAndGet();
                                 }

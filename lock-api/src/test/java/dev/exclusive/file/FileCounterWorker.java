@@ -14,12 +14,12 @@ import java.time.Duration;
  */
 public final class FileCounterWorker {
 
-    private FileCounterWorker() {
-    }
+    private FileCounterWorker() {}
 
     public static void main(String[] args) throws Exception {
         Path folder = Path.of(args[1]);
-        try (LockRegistry registry = LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
+        try (LockRegistry registry =
+                LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
             if (args[0].equals("hold")) {
                 Lock lock = registry.lock(args[2], Duration.ofMillis(Long.parseLong(args[3])));
                 if (!lock.block(Duration.ofSeconds(30))) {
@@ -33,7 +33,8 @@ public final class FileCounterWorker {
             int rounds = Integer.parseInt(args[3]);
             for (int i = 0; i < rounds; i++) {
                 boolean ran = registry.lock("counter", Duration.ofSeconds(30)).block(Duration.ofSeconds(60), () -> {
-                    int value = Integer.parseInt(Files.readString(counter, StandardCharsets.UTF_8).strip());
+                    int value = Integer.parseInt(
+                            Files.readString(counter, StandardCharsets.UTF_8).strip());
                     Thread.onSpinWait();
                     Files.writeString(counter, Integer.toString(value + 1), StandardCharsets.UTF_8);
                 });

@@ -36,14 +36,18 @@ class FileLockStoreProcessTest {
         int rounds = 300;
         List<Process> workers = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
-            workers.add(java("count", locks.toString(), counter.toString(), Integer.toString(rounds)).start());
+            workers.add(java("count", locks.toString(), counter.toString(), Integer.toString(rounds))
+                    .start());
         }
         for (Process worker : workers) {
             assertTrue(worker.waitFor(150, TimeUnit.SECONDS), "worker did not finish");
-            assertEquals(0, worker.exitValue(), "worker failed: " + new String(worker.getErrorStream().readAllBytes(),
-                    StandardCharsets.UTF_8));
+            assertEquals(
+                    0,
+                    worker.exitValue(),
+                    "worker failed: " + new String(worker.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
         }
-        assertEquals(processes * rounds, Integer.parseInt(Files.readString(counter).strip()), "lost updates");
+        assertEquals(
+                processes * rounds, Integer.parseInt(Files.readString(counter).strip()), "lost updates");
     }
 
     @Test
@@ -51,10 +55,12 @@ class FileLockStoreProcessTest {
         Path locks = folder.resolve("locks");
         long ttlMillis = 3_000;
         Process holder = java("hold", locks.toString(), "killed", Long.toString(ttlMillis))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        try (LockRegistry registry = LockRegistry.builder().store("files", new FileLockStore(locks)).build()) {
-            BufferedReader output = new BufferedReader(new InputStreamReader(holder.getInputStream(),
-                    StandardCharsets.UTF_8));
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        try (LockRegistry registry =
+                LockRegistry.builder().store("files", new FileLockStore(locks)).build()) {
+            BufferedReader output =
+                    new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
             String line = output.readLine();
             assertTrue(line != null && line.startsWith("acquired"), "holder said " + line);
             holder.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // SIGKILL: no shutdown hook, no release
@@ -65,8 +71,9 @@ class FileLockStoreProcessTest {
 
             assertTrue(registry.lock("killed", 10).block(Duration.ofSeconds(20)));
             Instant acquiredAt = registry.liveLocks("killed", 1).get(0).acquiredAt();
-            assertTrue(!acquiredAt.isBefore(expiresAt), "acquired at " + acquiredAt + ", before the dead holder's lease"
-                    + " ended at " + expiresAt);
+            assertTrue(
+                    !acquiredAt.isBefore(expiresAt),
+                    "acquired at " + acquiredAt + ", before the dead holder's lease" + " ended at " + expiresAt);
         } finally {
             holder.destroyForcibly();
         }

@@ -37,7 +37,8 @@ class FileLockStoreTest extends LockStoreContract {
     @Test
     void namesNeverEscapeTheFolder() throws IOException {
         Path inside = folder.resolve("locks");
-        try (LockRegistry registry = LockRegistry.builder().store("files", new FileLockStore(inside)).build()) {
+        try (LockRegistry registry =
+                LockRegistry.builder().store("files", new FileLockStore(inside)).build()) {
             for (String name : List.of("../x", "../../etc/passwd", "/etc/passwd", "C:\\x", "..", "a/../../b", "~")) {
                 assertTrue(registry.lock(name, 10).get(), name);
             }
@@ -52,13 +53,15 @@ class FileLockStoreTest extends LockStoreContract {
     @Test
     void fencesSurviveARestartOfTheStore() {
         long fence;
-        try (LockRegistry first = LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
+        try (LockRegistry first =
+                LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
             Lock lock = first.lock("fenced", 10);
             assertTrue(lock.get());
             fence = lock.fence().getAsLong();
             assertTrue(lock.release());
         }
-        try (LockRegistry restarted = LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
+        try (LockRegistry restarted =
+                LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
             Lock lock = restarted.lock("fenced", 10);
             assertTrue(lock.get());
             assertTrue(lock.fence().getAsLong() > fence);
@@ -69,41 +72,49 @@ class FileLockStoreTest extends LockStoreContract {
     void expiryFollowsTheHostClock() {
         Instant start = Instant.parse("2026-11-29T12:00:00Z");
         FileLockStore early = new FileLockStore(folder, "files", false, Clock.fixed(start, ZoneOffset.UTC));
-        FileLockStore late = new FileLockStore(folder, "files", false,
-                Clock.fixed(start.plusSeconds(11), ZoneOffset.UTC));
+        FileLockStore late =
+                new FileLockStore(folder, "files", false, Clock.fixed(start.plusSeconds(11), ZoneOffset.UTC));
         LockHolder holder = new LockHolder("test", "main", "");
-        assertTrue(early.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10)).acquired());
-        assertFalse(early.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
-        assertTrue(late.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
+        assertTrue(
+                early.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10)).acquired());
+        assertFalse(
+                early.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
+        assertTrue(
+                late.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
     }
 
     @Test
     void providerBuildsFromSettingsAndNamesBadKeys() {
         LockRegistry registry = LockRegistry.builder()
-                .store("files", "file", Map.of("directory", folder.resolve("configured").toString(), "prefix", "shop:"))
+                .store(
+                        "files",
+                        "file",
+                        Map.of("directory", folder.resolve("configured").toString(), "prefix", "shop:"))
                 .build();
         try (registry) {
             assertEquals("shop:x", registry.lock("x", 10).name());
             assertTrue(registry.lock("x", 10).get());
         }
-        LockConfigurationException missing = assertThrows(LockConfigurationException.class,
-                () -> LockRegistry.builder().store("files", "file", Map.of()));
+        LockConfigurationException missing = assertThrows(
+                LockConfigurationException.class, () -> LockRegistry.builder().store("files", "file", Map.of()));
         assertEquals("directory", missing.key().orElseThrow());
         assertTrue(missing.getMessage().contains("exclusive.store.files.directory"), missing.getMessage());
-        LockConfigurationException typo = assertThrows(LockConfigurationException.class,
+        LockConfigurationException typo = assertThrows(
+                LockConfigurationException.class,
                 () -> LockRegistry.builder().store("files", "file", Map.of("directry", "/tmp")));
         assertEquals("directry", typo.key().orElseThrow());
-        LockConfigurationException fsync = assertThrows(LockConfigurationException.class,
-                () -> LockRegistry.builder().store("files", "file",
-                        Map.of("directory", folder.toString(), "fsync", "yes")));
+        LockConfigurationException fsync = assertThrows(
+                LockConfigurationException.class,
+                () -> LockRegistry.builder()
+                        .store("files", "file", Map.of("directory", folder.toString(), "fsync", "yes")));
         assertEquals("fsync", fsync.key().orElseThrow());
     }
 
     @Test
     void unwritableFolderFailsAtCreation() throws IOException {
         Path file = Files.writeString(folder.resolve("not-a-folder"), "x");
-        LockConfigurationException e = assertThrows(LockConfigurationException.class,
-                () -> new FileLockStore(file.resolve("locks")));
+        LockConfigurationException e =
+                assertThrows(LockConfigurationException.class, () -> new FileLockStore(file.resolve("locks")));
         assertEquals("directory", e.key().orElseThrow());
     }
 }

@@ -29,7 +29,8 @@ class MemoryLockStoreTest extends LockStoreContract {
     @Test
     void aMillionLockedAndReleasedNamesLeaveNoGrowth() {
         MemoryLockStore memory = new MemoryLockStore();
-        try (LockRegistry registry = LockRegistry.builder().store("memory", memory).build()) {
+        try (LockRegistry registry =
+                LockRegistry.builder().store("memory", memory).build()) {
             for (int i = 0; i < 1_000_000; i++) {
                 Lock lock = registry.lock("one-off:" + i, Duration.ofSeconds(30));
                 assertTrue(lock.get());
@@ -45,7 +46,8 @@ class MemoryLockStoreTest extends LockStoreContract {
         MemoryLockStore memory = new MemoryLockStore(now::get);
         LockHolder holder = new LockHolder("test", "main", "");
         for (int i = 0; i < 100_000; i++) {
-            assertTrue(memory.tryAcquire("abandoned:" + i, "owner", holder, Duration.ofMillis(10)).acquired());
+            assertTrue(memory.tryAcquire("abandoned:" + i, "owner", holder, Duration.ofMillis(10))
+                    .acquired());
             now.addAndGet(Duration.ofMillis(1).toNanos());
         }
         assertTrue(memory.size() <= 4_096 + 10, "expired entries are swept, size " + memory.size());
@@ -56,11 +58,14 @@ class MemoryLockStoreTest extends LockStoreContract {
         AtomicLong now = new AtomicLong();
         MemoryLockStore memory = new MemoryLockStore(now::get);
         LockHolder holder = new LockHolder("test", "main", "");
-        assertTrue(memory.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10)).acquired());
+        assertTrue(memory.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10))
+                .acquired());
         now.addAndGet(Duration.ofMillis(9_999).toNanos());
-        assertFalse(memory.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
+        assertFalse(memory.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10))
+                .acquired());
         now.addAndGet(Duration.ofMillis(1).toNanos());
-        assertTrue(memory.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
+        assertTrue(memory.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10))
+                .acquired());
         assertFalse(memory.release("clocked", "a"));
     }
 }

@@ -84,7 +84,8 @@ class LocalSignalsTest {
     void aWaiterThatLeftDoesNotSwallowTheNextSignal() throws Exception {
         CountDownLatch firstRegistered = new CountDownLatch(1);
         CountDownLatch secondRegistered = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicReference<Throwable> firstEnded = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> firstEnded =
+                new java.util.concurrent.atomic.AtomicReference<>();
         Thread first = new Thread(() -> {
             try {
                 signals.await("x", Duration.ofSeconds(20), () -> {

@@ -8,5 +8,4 @@ package dev.exclusive.cdi;
  * @param owner     the acquiring handle's owner id
  * @param fence     the fencing token of this hold
  */
-public record LockAcquired(String storeName, String lockName, String owner, long fence) {
-}
+public record LockAcquired(String storeName, String lockName, String owner, long fence) {}

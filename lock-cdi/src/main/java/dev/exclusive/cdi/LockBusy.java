@@ -7,5 +7,4 @@ package dev.exclusive.cdi;
  * @param storeName the store's configured name
  * @param lockName  the full lock name, store prefix included
  */
-public record LockBusy(String storeName, String lockName) {
-}
+public record LockBusy(String storeName, String lockName) {}

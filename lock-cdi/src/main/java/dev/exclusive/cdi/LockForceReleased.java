@@ -9,5 +9,4 @@ package dev.exclusive.cdi;
  * @param released      whether a live lock was freed ({@code false}: it was free already)
  * @param principalName the caller's principal name when there is an authenticated caller, else {@code null}
  */
-public record LockForceReleased(String storeName, String lockName, boolean released, String principalName) {
-}
+public record LockForceReleased(String storeName, String lockName, boolean released, String principalName) {}

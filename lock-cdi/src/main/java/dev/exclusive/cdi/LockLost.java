@@ -8,5 +8,4 @@ package dev.exclusive.cdi;
  * @param lockName  the full lock name, store prefix included
  * @param owner     the owner id that lost the lease
  */
-public record LockLost(String storeName, String lockName, String owner) {
-}
+public record LockLost(String storeName, String lockName, String owner) {}

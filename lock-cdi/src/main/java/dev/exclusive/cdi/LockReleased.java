@@ -7,5 +7,4 @@ package dev.exclusive.cdi;
  * @param lockName  the full lock name, store prefix included
  * @param owner     the releasing handle's owner id
  */
-public record LockReleased(String storeName, String lockName, String owner) {
-}
+public record LockReleased(String storeName, String lockName, String owner) {}

@@ -145,10 +145,13 @@ class BusyTest {
         assertThatThrownBy(work::once).isInstanceOfSatisfying(LockBusyException.class, busy -> {
             assertThat(busy.lockName()).contains("busy");
             assertThat(busy.storeName()).contains("memory");
-            assertThat(busy.retryAfter()).hasValueSatisfying(retry -> assertThat(retry)
-                    .isBetween(Duration.ofSeconds(15), Duration.ofSeconds(20)));
-            assertThat(busy).hasMessageContaining("Lock 'busy' in store 'memory'")
-                    .hasMessageContaining(Work.class.getName() + "#once()").hasMessageContaining("one attempt");
+            assertThat(busy.retryAfter())
+                    .hasValueSatisfying(
+                            retry -> assertThat(retry).isBetween(Duration.ofSeconds(15), Duration.ofSeconds(20)));
+            assertThat(busy)
+                    .hasMessageContaining("Lock 'busy' in store 'memory'")
+                    .hasMessageContaining(Work.class.getName() + "#once()")
+                    .hasMessageContaining("one attempt");
         });
         assertThat(work.runs).hasValue(0);
     }
@@ -172,7 +175,8 @@ class BusyTest {
     void aWaitThatRunsOutThrows() {
         Work work = deployment.select(Work.class);
 
-        assertThatThrownBy(work::waitingBriefly).isInstanceOf(LockBusyException.class)
+        assertThatThrownBy(work::waitingBriefly)
+                .isInstanceOf(LockBusyException.class)
                 .hasMessageContaining("a wait of PT0.2S");
         assertThat(work.runs).hasValue(0);
     }

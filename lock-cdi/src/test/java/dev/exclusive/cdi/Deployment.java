@@ -1,10 +1,10 @@
 package dev.exclusive.cdi;
 
+import dev.exclusive.cdi.internal.ExclusiveExtension;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.inject.ConfigExtension;
-import dev.exclusive.cdi.internal.ExclusiveExtension;
 import jakarta.enterprise.util.TypeLiteral;
 import java.lang.annotation.Annotation;
 import java.util.Map;
@@ -21,8 +21,7 @@ final class Deployment implements AutoCloseable {
 
     /** Weld SE needs at least one bean class when discovery is off. */
     @jakarta.enterprise.context.Dependent
-    static class Anchor {
-    }
+    static class Anchor {}
 
     private final WeldContainer container;
     private final SmallRyeConfig config;
@@ -39,7 +38,9 @@ final class Deployment implements AutoCloseable {
                 .build();
         ConfigProviderResolver.instance().registerConfig(config, loader);
         try {
-            Weld weld = new Weld("exclusive-test-" + UUID.randomUUID()).disableDiscovery().beanClasses(beanClasses)
+            Weld weld = new Weld("exclusive-test-" + UUID.randomUUID())
+                    .disableDiscovery()
+                    .beanClasses(beanClasses)
                     .addBeanClass(Anchor.class)
                     // with discovery off, Weld SE loads no extension from META-INF/services: add them as a server would
                     .addExtension(new ExclusiveExtension())

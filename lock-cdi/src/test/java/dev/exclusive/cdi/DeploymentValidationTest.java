@@ -10,53 +10,42 @@ import org.junit.jupiter.api.Test;
 
 class DeploymentValidationTest {
 
-    record Order(long id) {
-    }
+    record Order(long id) {}
 
     @ApplicationScoped
     static class Broken {
         @Exclusive("order:{orderId}")
-        public void unknownPlaceholder(long id) {
-        }
+        public void unknownPlaceholder(long id) {}
 
         @Exclusive("order:{order.number}")
-        public void unknownProperty(Order order) {
-        }
+        public void unknownProperty(Order order) {}
 
         @Exclusive("order:{3}")
-        public void positionOutOfRange(long id) {
-        }
+        public void positionOutOfRange(long id) {}
 
         @Exclusive("order:{id")
-        public void unclosedPlaceholder(long id) {
-        }
+        public void unclosedPlaceholder(long id) {}
 
         @Exclusive(value = "zero", ttl = 0)
-        public void zeroTtl() {
-        }
+        public void zeroTtl() {}
 
         @Exclusive(value = "negative", maxWait = -1)
-        public void negativeWait() {
-        }
+        public void negativeWait() {}
 
         @Exclusive(value = "months", unit = java.time.temporal.ChronoUnit.MONTHS)
-        public void estimatedUnit() {
-        }
+        public void estimatedUnit() {}
 
         @Exclusive(value = "where", store = "rediss")
-        public void unknownStore() {
-        }
+        public void unknownStore() {}
 
         @Exclusive(value = "fine")
-        public void overriddenBadly() {
-        }
+        public void overriddenBadly() {}
     }
 
     @ApplicationScoped
     static class Fine {
         @Exclusive
-        public void run() {
-        }
+        public void run() {}
     }
 
     private static String deploymentFailure(Map<String, String> config, Class<?>... beans) {
@@ -72,60 +61,74 @@ class DeploymentValidationTest {
     @Test
     void everyBadMethodIsListedInOneDeploymentError() {
         String prefix = Broken.class.getName();
-        String message = deploymentFailure(Map.of(prefix + "/overriddenBadly/Exclusive/onBusy", "IGNORE"),
-                Broken.class);
+        String message =
+                deploymentFailure(Map.of(prefix + "/overriddenBadly/Exclusive/onBusy", "IGNORE"), Broken.class);
 
-        assertThat(message).startsWith("Exclusive: 10 problems in the lock configuration (exclusive.*) and"
-                + " @Exclusive methods:");
-        assertThat(message).contains("@Exclusive on " + prefix + "#unknownPlaceholder(long): name template"
-                + " \"order:{orderId}\": placeholder {orderId} matches no parameter; parameters: id; use one of these"
-                + " names or a position such as {0}");
-        assertThat(message).contains("#unknownProperty(Order): name template \"order:{order.number}\": placeholder"
-                + " {order.number}: order is a " + Order.class.getName() + ", which has no property 'number'");
-        assertThat(message).contains("#positionOutOfRange(long): name template \"order:{3}\": placeholder {3}"
-                + " refers to parameter 3 but the method has 1 parameter");
-        assertThat(message).contains("#unclosedPlaceholder(long): name template \"order:{id\": '{' at position 6"
-                + " is not closed");
+        assertThat(message)
+                .startsWith(
+                        "Exclusive: 10 problems in the lock configuration (exclusive.*) and" + " @Exclusive methods:");
+        assertThat(message)
+                .contains("@Exclusive on " + prefix + "#unknownPlaceholder(long): name template"
+                        + " \"order:{orderId}\": placeholder {orderId} matches no parameter; parameters: id; use one of these"
+                        + " names or a position such as {0}");
+        assertThat(message)
+                .contains("#unknownProperty(Order): name template \"order:{order.number}\": placeholder"
+                        + " {order.number}: order is a " + Order.class.getName() + ", which has no property 'number'");
+        assertThat(message)
+                .contains("#positionOutOfRange(long): name template \"order:{3}\": placeholder {3}"
+                        + " refers to parameter 3 but the method has 1 parameter");
+        assertThat(message)
+                .contains("#unclosedPlaceholder(long): name template \"order:{id\": '{' at position 6"
+                        + " is not closed");
         assertThat(message).contains("#zeroTtl(): ttl must be between 1 ms and 100 years, got 0 SECONDS");
         assertThat(message).contains("#negativeWait(): maxWait must be between 0 and 100 years, got -1 SECONDS");
         assertThat(message).contains("#estimatedUnit(): ttl 30 MONTHS is not a duration");
         assertThat(message).contains("#estimatedUnit(): maxWait 0 MONTHS is not a duration");
         assertThat(message).contains("#unknownStore(): unknown store 'rediss'; configured stores: memory");
-        assertThat(message).contains(prefix + "/overriddenBadly/Exclusive/onBusy: 'IGNORE' is not a valid onBusy for"
-                + " @Exclusive on " + prefix + "#overriddenBadly(); expected THROW or SKIP");
+        assertThat(message)
+                .contains(prefix + "/overriddenBadly/Exclusive/onBusy: 'IGNORE' is not a valid onBusy for"
+                        + " @Exclusive on " + prefix + "#overriddenBadly(); expected THROW or SKIP");
     }
 
     @Test
     void storeConfigurationProblemsNameTheKeyAndAreListedTogether() {
-        String message = deploymentFailure(Map.of(
-                "exclusive.store.shared.type", "redis",
-                "exclusive.store.local.type", "memory",
-                "exclusive.store.local.colour", "blue",
-                "exclusive.store.files.type", "file",
-                "exclusive.store.untyped.url", "x",
-                "exclusive.defaultstore", "local"), Fine.class);
+        String message = deploymentFailure(
+                Map.of(
+                        "exclusive.store.shared.type", "redis",
+                        "exclusive.store.local.type", "memory",
+                        "exclusive.store.local.colour", "blue",
+                        "exclusive.store.files.type", "file",
+                        "exclusive.store.untyped.url", "x",
+                        "exclusive.defaultstore", "local"),
+                Fine.class);
 
         assertThat(message).startsWith("Exclusive: 6 problems");
-        assertThat(message).contains("exclusive.store.shared.type: Unknown store type 'redis' (add"
-                + " dev.exclusive:lock-redis to the application); installed types: file, memory, probe");
+        assertThat(message)
+                .contains("exclusive.store.shared.type: Unknown store type 'redis' (add"
+                        + " dev.exclusive:lock-redis to the application); installed types: file, memory, probe");
         assertThat(message).contains("exclusive.store.local.colour: Store 'local' of type memory takes no settings");
         assertThat(message).contains("exclusive.store.files.directory: Store 'files' of type file needs a folder");
-        assertThat(message).contains("exclusive.store.untyped.type is missing: set it to the store's type;"
-                + " installed types: file, memory, probe");
+        assertThat(message)
+                .contains("exclusive.store.untyped.type is missing: set it to the store's type;"
+                        + " installed types: file, memory, probe");
         assertThat(message).contains("exclusive.defaultstore: unknown key");
         assertThat(message).contains("exclusive.default-store is missing: 4 stores are configured");
     }
 
     @Test
     void anExclusiveStoreMustBeConfiguredAndTheDefaultStoreMustExist() {
-        String message = deploymentFailure(Map.of(
-                "exclusive.store.local.type", "memory",
-                "exclusive.default-store", "shared",
-                "Exclusive/store", "nowhere"), Fine.class);
+        String message = deploymentFailure(
+                Map.of(
+                        "exclusive.store.local.type", "memory",
+                        "exclusive.default-store", "shared",
+                        "Exclusive/store", "nowhere"),
+                Fine.class);
 
-        assertThat(message).contains("exclusive.default-store is 'shared', which is not a configured store;"
-                + " configured stores: local");
-        assertThat(message).contains("@Exclusive on " + Fine.class.getName() + "#run(): unknown store 'nowhere'"
-                + " (from config key Exclusive/store); configured stores: local");
+        assertThat(message)
+                .contains("exclusive.default-store is 'shared', which is not a configured store;"
+                        + " configured stores: local");
+        assertThat(message)
+                .contains("@Exclusive on " + Fine.class.getName() + "#run(): unknown store 'nowhere'"
+                        + " (from config key Exclusive/store); configured stores: local");
     }
 }

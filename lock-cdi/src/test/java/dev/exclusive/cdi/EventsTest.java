@@ -59,8 +59,7 @@ class EventsTest {
     @ApplicationScoped
     static class Jobs {
         @Exclusive("job")
-        public void run() {
-        }
+        public void run() {}
 
         @Exclusive(value = "renewed", ttl = 150, unit = ChronoUnit.MILLIS, autoExtend = true)
         public void runUntil(CountDownLatch done) throws InterruptedException {
@@ -87,8 +86,8 @@ class EventsTest {
                 assertThat(event.lockName()).isEqualTo("job");
                 assertThat(event.fence()).isPositive();
             });
-            assertThat(recorder.events.get(1)).isEqualTo(new LockReleased("memory", "job",
-                    ((LockAcquired) recorder.events.get(0)).owner()));
+            assertThat(recorder.events.get(1))
+                    .isEqualTo(new LockReleased("memory", "job", ((LockAcquired) recorder.events.get(0)).owner()));
             assertThat(recorder.events.get(2)).isInstanceOf(LockAcquired.class);
             assertThat(recorder.events.get(3)).isEqualTo(new LockBusy("memory", "job"));
             assertThat(recorder.events.get(4)).isEqualTo(new LockForceReleased("memory", "job", true, "operator-ann"));
@@ -120,10 +119,16 @@ class EventsTest {
             assertThat(recorder.lost.await(5, TimeUnit.SECONDS)).isTrue();
             done.countDown();
             worker.join(5000);
-            assertThat(recorder.events).filteredOn(LockLost.class::isInstance).singleElement()
-                    .isInstanceOfSatisfying(LockLost.class, lost -> assertThat(lost.lockName()).isEqualTo("renewed"));
-            assertThat(recorder.events).filteredOn(LockForceReleased.class::isInstance).singleElement()
-                    .isInstanceOfSatisfying(LockForceReleased.class,
+            assertThat(recorder.events)
+                    .filteredOn(LockLost.class::isInstance)
+                    .singleElement()
+                    .isInstanceOfSatisfying(
+                            LockLost.class, lost -> assertThat(lost.lockName()).isEqualTo("renewed"));
+            assertThat(recorder.events)
+                    .filteredOn(LockForceReleased.class::isInstance)
+                    .singleElement()
+                    .isInstanceOfSatisfying(
+                            LockForceReleased.class,
                             forced -> assertThat(forced.principalName()).isNull());
         }
     }

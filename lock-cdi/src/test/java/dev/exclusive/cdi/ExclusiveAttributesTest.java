@@ -20,11 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ExclusiveAttributesTest {
 
-    record Customer(String name) {
-    }
+    record Customer(String name) {}
 
-    record Order(long id, Customer customer) {
-    }
+    record Order(long id, Customer customer) {}
 
     public static class Invoice {
         public String getNumber() {
@@ -99,17 +97,21 @@ class ExclusiveAttributesTest {
 
     @TempDir
     Path directory;
+
     Deployment deployment;
     Reports reports;
     LockRegistry registry;
 
     @BeforeEach
     void start() {
-        deployment = Deployment.start(Map.of(
-                "exclusive.store.memory.type", "memory",
-                "exclusive.store.files.type", "file",
-                "exclusive.store.files.directory", directory.toString(),
-                "exclusive.default-store", "memory"), Reports.class, Nightly.class);
+        deployment = Deployment.start(
+                Map.of(
+                        "exclusive.store.memory.type", "memory",
+                        "exclusive.store.files.type", "file",
+                        "exclusive.store.files.directory", directory.toString(),
+                        "exclusive.default-store", "memory"),
+                Reports.class,
+                Nightly.class);
         reports = deployment.select(Reports.class);
         registry = deployment.select(LockRegistry.class);
     }
@@ -130,13 +132,15 @@ class ExclusiveAttributesTest {
 
     @Test
     void placeholdersNameParametersByNameAndByPosition() {
-        assertThat(reports.byNameAndPosition("emea", 2026)).extracting(LockInfo::name)
+        assertThat(reports.byNameAndPosition("emea", 2026))
+                .extracting(LockInfo::name)
                 .containsExactly("report:emea:2026");
     }
 
     @Test
     void placeholdersReachRecordComponentsAndGetters() {
-        assertThat(reports.byRecordComponents(new Order(17, new Customer("ada")))).extracting(LockInfo::name)
+        assertThat(reports.byRecordComponents(new Order(17, new Customer("ada"))))
+                .extracting(LockInfo::name)
                 .containsExactly("order:17:ada");
         assertThat(reports.byGetters(new Invoice())).extracting(LockInfo::name).containsExactly("invoice:INV-9:true");
     }
@@ -145,7 +149,8 @@ class ExclusiveAttributesTest {
     void ttlAndUnitSetTheLease() {
         LockInfo held = reports.withTtlInMillis().get(0);
 
-        assertThat(Duration.between(held.acquiredAt(), held.expiresAt()).toMillis()).isBetween(1400L, 1500L);
+        assertThat(Duration.between(held.acquiredAt(), held.expiresAt()).toMillis())
+                .isBetween(1400L, 1500L);
     }
 
     @Test
@@ -172,7 +177,9 @@ class ExclusiveAttributesTest {
         }
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
         while (System.nanoTime() < until) {
-            assertThat(registry.lock("long", 1).isLocked()).as("held 3 ttls later").isTrue();
+            assertThat(registry.lock("long", 1).isLocked())
+                    .as("held 3 ttls later")
+                    .isTrue();
             TimeUnit.MILLISECONDS.sleep(50);
         }
         finish.countDown();

@@ -22,11 +22,13 @@ class HealthTest {
                 "exclusive.store.remote.id", "health",
                 "exclusive.default-store", "local");
         try (Deployment deployment = Deployment.start(config)) {
-            Instance<HealthCheck> checks = deployment.select(new TypeLiteral<Instance<HealthCheck>>() {
-            }).select(Readiness.Literal.INSTANCE);
+            Instance<HealthCheck> checks = deployment
+                    .select(new TypeLiteral<Instance<HealthCheck>>() {})
+                    .select(Readiness.Literal.INSTANCE);
 
             List<HealthCheckResponse> up = call(checks);
-            assertThat(up).extracting(HealthCheckResponse::getName)
+            assertThat(up)
+                    .extracting(HealthCheckResponse::getName)
                     .containsExactly("exclusive-store-local", "exclusive-store-remote");
             assertThat(up).extracting(HealthCheckResponse::getStatus).containsOnly(HealthCheckResponse.Status.UP);
 
@@ -34,14 +36,18 @@ class HealthTest {
             List<HealthCheckResponse> down = call(checks);
             assertThat(down.get(0).getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
             assertThat(down.get(1).getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
-            assertThat(down.get(1).getData()).hasValueSatisfying(data -> assertThat(data)
-                    .containsEntry("store", "remote").containsEntry("type", "probe")
-                    .containsEntry("reason", "probe store 'remote' is switched off"));
+            assertThat(down.get(1).getData())
+                    .hasValueSatisfying(data -> assertThat(data)
+                            .containsEntry("store", "remote")
+                            .containsEntry("type", "probe")
+                            .containsEntry("reason", "probe store 'remote' is switched off"));
         }
     }
 
     private static List<HealthCheckResponse> call(Instance<HealthCheck> checks) {
-        return checks.stream().map(HealthCheck::call).sorted(Comparator.comparing(HealthCheckResponse::getName))
+        return checks.stream()
+                .map(HealthCheck::call)
+                .sorted(Comparator.comparing(HealthCheckResponse::getName))
                 .toList();
     }
 }

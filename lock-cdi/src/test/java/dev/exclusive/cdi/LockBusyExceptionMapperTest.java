@@ -16,8 +16,8 @@ class LockBusyExceptionMapperTest {
 
     @Test
     void answersConflictWithRetryAfterInWholeSecondsRoundedUp() {
-        Response response = mapper.toResponse(new LockBusyException("Lock 'a' is busy", "a", "memory",
-                Duration.ofMillis(2100)));
+        Response response =
+                mapper.toResponse(new LockBusyException("Lock 'a' is busy", "a", "memory", Duration.ofMillis(2100)));
 
         assertThat(response.getStatus()).isEqualTo(409);
         assertThat(response.getHeaderString(HttpHeaders.RETRY_AFTER)).isEqualTo("3");

@@ -116,7 +116,9 @@ class OverridesTest {
             ScheduledExecutorService releaser = Executors.newSingleThreadScheduledExecutor();
             try {
                 releaser.schedule(waitsHeld::release, 200, TimeUnit.MILLISECONDS);
-                assertThat(imports.waits()).as("waited for the release instead of throwing at once").isEqualTo("ran");
+                assertThat(imports.waits())
+                        .as("waited for the release instead of throwing at once")
+                        .isEqualTo("ran");
             } finally {
                 releaser.shutdownNow();
             }

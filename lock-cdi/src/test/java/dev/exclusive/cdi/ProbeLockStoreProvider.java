@@ -31,8 +31,11 @@ public final class ProbeLockStoreProvider implements LockStoreProvider {
     public LockStore create(String storeName, Map<String, String> settings) {
         String id = settings.get("id");
         if (id == null) {
-            throw new LockConfigurationException("Store '" + storeName + "' of type probe needs exclusive.store."
-                    + storeName + ".id", storeName, "id", null);
+            throw new LockConfigurationException(
+                    "Store '" + storeName + "' of type probe needs exclusive.store." + storeName + ".id",
+                    storeName,
+                    "id",
+                    null);
         }
         ProbeStore store = new ProbeStore(storeName);
         INSTANCES.put(id, store);
@@ -51,8 +54,7 @@ public final class ProbeLockStoreProvider implements LockStoreProvider {
 
         private void reachable() {
             if (down) {
-                throw new LockStoreUnavailableException("probe store '" + name + "' is switched off", null, name,
-                        null);
+                throw new LockStoreUnavailableException("probe store '" + name + "' is switched off", null, name, null);
             }
         }
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exclusive.LockRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Singleton;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -21,6 +21,7 @@ class ReentrancyAndStagesTest {
     static class Accounts {
         @Inject
         Ledger ledger;
+
         @Inject
         LockRegistry registry;
 
@@ -69,7 +70,9 @@ class ReentrancyAndStagesTest {
 
     @Test
     void aNestedCallOnALockTheThreadHoldsRunsAndLeavesTheOuterHoldInPlace() {
-        assertThat(accounts.transfer(7)).as("still held after the nested call returned").isTrue();
+        assertThat(accounts.transfer(7))
+                .as("still held after the nested call returned")
+                .isTrue();
         assertThat(deployment.select(Ledger.class).posts).isEqualTo(1);
         assertThat(registry.lock("account:7", 1).isLocked()).isFalse();
     }
@@ -110,7 +113,8 @@ class ReentrancyAndStagesTest {
         assertThat(registry.lock("account:2", 1).isLocked()).isTrue();
 
         work.completeExceptionally(new IllegalStateException("boom"));
-        assertThatThrownBy(() -> result.toCompletableFuture().join()).isInstanceOf(CompletionException.class)
+        assertThatThrownBy(() -> result.toCompletableFuture().join())
+                .isInstanceOf(CompletionException.class)
                 .hasCauseInstanceOf(IllegalStateException.class);
         assertThat(registry.lock("account:2", 1).isLocked()).isFalse();
     }

@@ -38,7 +38,9 @@ class StoresTest {
 
             assertThat(registry.storeNames()).containsExactly("memory");
             assertThat(registry.storeName()).isEqualTo("memory");
-            assertThat(deployment.select(LockRegistry.class, Store.Literal.of("memory")).storeName())
+            assertThat(deployment
+                            .select(LockRegistry.class, Store.Literal.of("memory"))
+                            .storeName())
                     .isEqualTo("memory");
             assertThat(registry.lock("job", Duration.ofSeconds(5)).get()).isTrue();
         }
@@ -78,8 +80,13 @@ class StoresTest {
                 "exclusive.store.b.type", "memory",
                 "exclusive.default-store", "b");
         try (Deployment deployment = Deployment.start(config)) {
-            List<String> stores = deployment.select(new TypeLiteral<jakarta.enterprise.inject.Instance<LockRegistry>>() {
-            }).select(Any.Literal.INSTANCE).stream().map(LockRegistry::storeName).sorted().toList();
+            List<String> stores = deployment
+                    .select(new TypeLiteral<jakarta.enterprise.inject.Instance<LockRegistry>>() {})
+                    .select(Any.Literal.INSTANCE)
+                    .stream()
+                    .map(LockRegistry::storeName)
+                    .sorted()
+                    .toList();
 
             assertThat(stores).containsExactly("a", "b", "b");
         }
@@ -87,8 +94,8 @@ class StoresTest {
 
     @Test
     void storesAreClosedWhenTheContainerShutsDown() {
-        Deployment deployment = Deployment.start(Map.of("exclusive.store.p.type", "probe",
-                "exclusive.store.p.id", "closing"));
+        Deployment deployment =
+                Deployment.start(Map.of("exclusive.store.p.type", "probe", "exclusive.store.p.id", "closing"));
         ProbeLockStoreProvider.ProbeStore store = ProbeLockStoreProvider.INSTANCES.get("closing");
         assertThat(store.closed).isFalse();
 

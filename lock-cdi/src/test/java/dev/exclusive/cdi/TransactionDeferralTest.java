@@ -49,7 +49,8 @@ class TransactionDeferralTest {
     @BeforeAll
     static void narayana() {
         BeanPopulator.getDefaultInstance(ObjectStoreEnvironmentBean.class)
-                .setObjectStoreDir(Path.of("target", "narayana").toAbsolutePath().toString());
+                .setObjectStoreDir(
+                        Path.of("target", "narayana").toAbsolutePath().toString());
         transactions = com.arjuna.ats.jta.TransactionManager.transactionManager();
     }
 
@@ -77,8 +78,12 @@ class TransactionDeferralTest {
         transactions.begin();
 
         assertThat(stock.reserve("a")).isTrue();
-        assertThat(locked("a")).as("held after the method returned, until the transaction ends").isTrue();
-        assertThat(stock.reserve("a")).as("the same transaction calls again without waiting for itself").isTrue();
+        assertThat(locked("a"))
+                .as("held after the method returned, until the transaction ends")
+                .isTrue();
+        assertThat(stock.reserve("a"))
+                .as("the same transaction calls again without waiting for itself")
+                .isTrue();
 
         transactions.commit();
         assertThat(locked("a")).isFalse();

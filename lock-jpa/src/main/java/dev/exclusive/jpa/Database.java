@@ -46,14 +46,15 @@ enum Database {
 
         @Override
         List<String> createTable(String table) {
-            return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
-                    + "    name        VARCHAR(255) COLLATE \"C\" NOT NULL PRIMARY KEY,\n"
-                    + "    owner       VARCHAR(255),\n"
-                    + "    holder      VARCHAR(1000),\n"
-                    + "    acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,\n"
-                    + "    expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,\n"
-                    + "    fence       BIGINT NOT NULL\n"
-                    + ")",
+            return List.of(
+                    "CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                            + "    name        VARCHAR(255) COLLATE \"C\" NOT NULL PRIMARY KEY,\n"
+                            + "    owner       VARCHAR(255),\n"
+                            + "    holder      VARCHAR(1000),\n"
+                            + "    acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,\n"
+                            + "    expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,\n"
+                            + "    fence       BIGINT NOT NULL\n"
+                            + ")",
                     "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
         }
     },
@@ -164,14 +165,15 @@ enum Database {
 
         @Override
         List<String> createTable(String table) {
-            return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
-                    + "    name        VARCHAR(255) NOT NULL PRIMARY KEY,\n"
-                    + "    owner       VARCHAR(255),\n"
-                    + "    holder      VARCHAR(1000),\n"
-                    + "    acquired_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,\n"
-                    + "    expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,\n"
-                    + "    fence       BIGINT NOT NULL\n"
-                    + ")",
+            return List.of(
+                    "CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                            + "    name        VARCHAR(255) NOT NULL PRIMARY KEY,\n"
+                            + "    owner       VARCHAR(255),\n"
+                            + "    holder      VARCHAR(1000),\n"
+                            + "    acquired_at TIMESTAMP(6) WITH TIME ZONE NOT NULL,\n"
+                            + "    expires_at  TIMESTAMP(6) WITH TIME ZONE NOT NULL,\n"
+                            + "    fence       BIGINT NOT NULL\n"
+                            + ")",
                     "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
         }
     };

@@ -18,11 +18,11 @@ import jakarta.persistence.PessimisticLockException;
 import jakarta.persistence.Query;
 import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -135,12 +135,16 @@ public final class JpaLockStore implements LockStore {
     public static final String DEFAULT_TABLE = "exclusive_lock";
 
     private static final System.Logger LOG = System.getLogger(JpaLockStore.class.getName());
-    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+    private static final Pattern TABLE =
+            Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
     private static final ConcurrentHashMap<String, LocalSignals> SIGNALS = new ConcurrentHashMap<>();
     private static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
     private static final int ATTEMPTS = 3;
-    private static final List<String> TRANSACTION_MANAGER_NAMES = List.of("java:comp/TransactionManager",
-            "java:appserver/TransactionManager", "java:/TransactionManager", "java:pm/TransactionManager");
+    private static final List<String> TRANSACTION_MANAGER_NAMES = List.of(
+            "java:comp/TransactionManager",
+            "java:appserver/TransactionManager",
+            "java:/TransactionManager",
+            "java:pm/TransactionManager");
 
     private final EntityManagerFactory factory;
     private final boolean ownsFactory;
@@ -236,7 +240,7 @@ public final class JpaLockStore implements LockStore {
         Statements statements = statements();
         long ttlMillis = ttl.toMillis();
         String encoded = holder.encode();
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             try {
                 Acquisition outcome = acquire(statements, name, owner, encoded, ttlMillis);
                 if (outcome.acquired()) {
@@ -263,13 +267,22 @@ public final class JpaLockStore implements LockStore {
         boolean returning = statements.database.returning();
         Acquisition taken = inTransaction(em -> {
             if (returning) {
-                List<?> rows = query(em, statements.takeOverReturning).setParameter(1, owner).setParameter(2, holder)
-                        .setParameter(3, ttlMillis).setParameter(4, name).getResultList();
-                return rows.isEmpty() ? busyOrInsert(em, statements, name, owner, holder, ttlMillis)
+                List<?> rows = query(em, statements.takeOverReturning)
+                        .setParameter(1, owner)
+                        .setParameter(2, holder)
+                        .setParameter(3, ttlMillis)
+                        .setParameter(4, name)
+                        .getResultList();
+                return rows.isEmpty()
+                        ? busyOrInsert(em, statements, name, owner, holder, ttlMillis)
                         : lease((Object[]) rows.get(0));
             }
-            int updated = query(em, statements.takeOver).setParameter(1, owner).setParameter(2, holder)
-                    .setParameter(3, ttlMillis).setParameter(4, name).executeUpdate();
+            int updated = query(em, statements.takeOver)
+                    .setParameter(1, owner)
+                    .setParameter(2, holder)
+                    .setParameter(3, ttlMillis)
+                    .setParameter(4, name)
+                    .executeUpdate();
             return updated == 1 ? readLease(em, statements, name) : null;
         });
         if (taken != null) {
@@ -286,14 +299,18 @@ public final class JpaLockStore implements LockStore {
     }
 
     /** A live row answers busy with its remaining time; no row at all is inserted with fence 1. */
-    private Acquisition busyOrInsert(EntityManager em, Statements statements, String name, String owner,
-            String holder, long ttlMillis) {
-        List<?> remaining = query(em, statements.readRemaining).setParameter(1, name).getResultList();
+    private Acquisition busyOrInsert(
+            EntityManager em, Statements statements, String name, String owner, String holder, long ttlMillis) {
+        List<?> remaining =
+                query(em, statements.readRemaining).setParameter(1, name).getResultList();
         if (!remaining.isEmpty()) {
             return new Acquisition.Busy(Duration.ofMillis(Math.max(0, number(remaining.get(0)))));
         }
-        Query insert = query(em, statements.insert).setParameter(1, name).setParameter(2, owner)
-                .setParameter(3, holder).setParameter(4, ttlMillis);
+        Query insert = query(em, statements.insert)
+                .setParameter(1, name)
+                .setParameter(2, owner)
+                .setParameter(3, holder)
+                .setParameter(4, ttlMillis);
         if (statements.database.returning()) {
             List<?> rows = insert.getResultList();
             return rows.isEmpty() ? new Acquisition.Busy(Duration.ZERO) : lease((Object[]) rows.get(0));
@@ -303,19 +320,25 @@ public final class JpaLockStore implements LockStore {
     }
 
     private Acquisition readLease(EntityManager em, Statements statements, String name) {
-        return lease((Object[]) query(em, statements.readLease).setParameter(1, name).getSingleResult());
+        return lease(
+                (Object[]) query(em, statements.readLease).setParameter(1, name).getSingleResult());
     }
 
     private static Acquisition lease(Object[] row) {
-        return new Acquisition.Acquired(number(row[0]), Instant.ofEpochMilli(number(row[1])),
-                Instant.ofEpochMilli(number(row[2])));
+        return new Acquisition.Acquired(
+                number(row[0]), Instant.ofEpochMilli(number(row[1])), Instant.ofEpochMilli(number(row[2])));
     }
 
     @Override
     public boolean release(String name, String owner) {
         Statements statements = statements();
-        boolean released = change(name, em -> query(em, statements.release).setParameter(1, name)
-                .setParameter(2, owner).executeUpdate()) == 1;
+        boolean released = change(
+                        name,
+                        em -> query(em, statements.release)
+                                .setParameter(1, name)
+                                .setParameter(2, owner)
+                                .executeUpdate())
+                == 1;
         if (released) {
             signals.signal(name);
         }
@@ -325,8 +348,12 @@ public final class JpaLockStore implements LockStore {
     @Override
     public boolean forceRelease(String name) {
         Statements statements = statements();
-        boolean released = change(name, em -> query(em, statements.forceRelease).setParameter(1, name)
-                .executeUpdate()) == 1;
+        boolean released = change(
+                        name,
+                        em -> query(em, statements.forceRelease)
+                                .setParameter(1, name)
+                                .executeUpdate())
+                == 1;
         if (released) {
             signals.signal(name);
         }
@@ -336,14 +363,21 @@ public final class JpaLockStore implements LockStore {
     @Override
     public boolean extend(String name, String owner, Duration ttl) {
         Statements statements = statements();
-        return change(name, em -> query(em, statements.extend).setParameter(1, ttl.toMillis())
-                .setParameter(2, name).setParameter(3, owner).executeUpdate()) == 1;
+        return change(
+                        name,
+                        em -> query(em, statements.extend)
+                                .setParameter(1, ttl.toMillis())
+                                .setParameter(2, name)
+                                .setParameter(3, owner)
+                                .executeUpdate())
+                == 1;
     }
 
     @Override
     public Optional<LockEntry> inspect(String name) {
         Statements statements = statements();
-        List<?> rows = read(name, em -> query(em, statements.inspect).setParameter(1, name).getResultList());
+        List<?> rows = read(
+                name, em -> query(em, statements.inspect).setParameter(1, name).getResultList());
         return rows.isEmpty() ? Optional.empty() : Optional.of(entry((Object[]) rows.get(0)));
     }
 
@@ -353,8 +387,11 @@ public final class JpaLockStore implements LockStore {
             throw new IllegalArgumentException("limit must be positive, got " + limit);
         }
         Statements statements = statements();
-        List<?> rows = read(null, em -> query(em, statements.list + limit)
-                .setParameter(1, Statements.prefixPattern(prefix)).getResultList());
+        List<?> rows = read(
+                null,
+                em -> query(em, statements.list + limit)
+                        .setParameter(1, Statements.prefixPattern(prefix))
+                        .getResultList());
         List<LockEntry> entries = new ArrayList<>(rows.size());
         for (Object row : rows) {
             entries.add(entry((Object[]) row));
@@ -373,7 +410,8 @@ public final class JpaLockStore implements LockStore {
     public int cleanUp() {
         Statements statements = statements();
         try {
-            return inTransaction(em -> query(em, statements.cleanUp).setParameter(1, -retention.toMillis())
+            return inTransaction(em -> query(em, statements.cleanUp)
+                    .setParameter(1, -retention.toMillis())
                     .executeUpdate());
         } catch (PersistenceException e) {
             if (isContention(e)) {
@@ -411,14 +449,14 @@ public final class JpaLockStore implements LockStore {
     @Override
     public String toString() {
         Statements statements = sql;
-        return "JpaLockStore[" + storeName + ", table " + table
-                + (statements == null ? "" : ", " + statements.database) + "]";
+        return "JpaLockStore[" + storeName + ", table " + table + (statements == null ? "" : ", " + statements.database)
+                + "]";
     }
 
     // ---------------------------------------------------------------- transactions and errors
 
     private <T> T change(String name, Work<T> work) {
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             try {
                 return inTransaction(work);
             } catch (PersistenceException e) {
@@ -536,10 +574,15 @@ public final class JpaLockStore implements LockStore {
                 }
             }
             if (manager == null) {
-                throw new LockConfigurationException("Store '" + storeName + "' uses a JTA persistence unit but no "
-                        + "TransactionManager was found at " + TRANSACTION_MANAGER_NAMES + "; use a RESOURCE_LOCAL "
-                        + "persistence unit over a non-JTA data source, or pass the TransactionManager to "
-                        + "JpaLockStore.builder(...).transactionManager(...)", storeName, "persistence-unit", null);
+                throw new LockConfigurationException(
+                        "Store '" + storeName + "' uses a JTA persistence unit but no "
+                                + "TransactionManager was found at " + TRANSACTION_MANAGER_NAMES
+                                + "; use a RESOURCE_LOCAL "
+                                + "persistence unit over a non-JTA data source, or pass the TransactionManager to "
+                                + "JpaLockStore.builder(...).transactionManager(...)",
+                        storeName,
+                        "persistence-unit",
+                        null);
             }
             transactionManager = manager;
         }
@@ -570,8 +613,10 @@ public final class JpaLockStore implements LockStore {
         String state = String.valueOf(sql.getSQLState());
         return state.startsWith("40") // 40001 serialization failure / deadlock, 40P01 PostgreSQL deadlock
                 || state.equals("55P03") // PostgreSQL lock_not_available
-                || sql.getErrorCode() == 1213 || sql.getErrorCode() == 1205 // MariaDB/MySQL deadlock, lock wait
-                || sql.getErrorCode() == 50200 || sql.getErrorCode() == 90131; // H2 lock timeout, concurrent update
+                || sql.getErrorCode() == 1213
+                || sql.getErrorCode() == 1205 // MariaDB/MySQL deadlock, lock wait
+                || sql.getErrorCode() == 50200
+                || sql.getErrorCode() == 90131; // H2 lock timeout, concurrent update
     }
 
     private static boolean isDuplicateKey(PersistenceException e) {
@@ -596,8 +641,12 @@ public final class JpaLockStore implements LockStore {
         String reason = sql != null ? sql.getMessage() + " (SQLState " + sql.getSQLState() + ")" : String.valueOf(e);
         Statements statements = sql();
         String where = statements == null ? "the database" : statements.database + " table " + table;
-        return new LockStoreUnavailableException("Store '" + storeName + "': " + where + " failed"
-                + (name == null ? "" : " for lock '" + name + "'") + ": " + reason, name, storeName, e);
+        return new LockStoreUnavailableException(
+                "Store '" + storeName + "': " + where + " failed" + (name == null ? "" : " for lock '" + name + "'")
+                        + ": " + reason,
+                name,
+                storeName,
+                e);
     }
 
     private Statements sql() {
@@ -623,8 +672,10 @@ public final class JpaLockStore implements LockStore {
                 }
                 Statements built = new Statements(database, table);
                 prepareTable(built);
-                signals = SIGNALS.computeIfAbsent((url[0] == null ? "factory@" + System.identityHashCode(factory)
-                        : url[0]) + "|" + table.toLowerCase(java.util.Locale.ROOT), key -> new LocalSignals());
+                signals = SIGNALS.computeIfAbsent(
+                        (url[0] == null ? "factory@" + System.identityHashCode(factory) : url[0]) + "|"
+                                + table.toLowerCase(java.util.Locale.ROOT),
+                        key -> new LocalSignals());
                 sql = built;
             }
             return sql;
@@ -639,9 +690,12 @@ public final class JpaLockStore implements LockStore {
         url[0] = product[2];
         Database database = Database.recognize(product[0], product[1]);
         if (database == null) {
-            throw new LockConfigurationException("Store '" + storeName + "': database '" + product[0] + " "
-                    + product[1] + "' is not supported; supported: PostgreSQL, MariaDB, MySQL, H2", storeName,
-                    "persistence-unit", null);
+            throw new LockConfigurationException(
+                    "Store '" + storeName + "': database '" + product[0] + " " + product[1]
+                            + "' is not supported; supported: PostgreSQL, MariaDB, MySQL, H2",
+                    storeName,
+                    "persistence-unit",
+                    null);
         }
         return database;
     }
@@ -669,7 +723,8 @@ public final class JpaLockStore implements LockStore {
                 if (method.getName().equals("execute")) {
                     return describe((Connection) args[0]);
                 }
-                return method.getName().equals("hashCode") ? System.identityHashCode(proxy)
+                return method.getName().equals("hashCode")
+                        ? System.identityHashCode(proxy)
                         : method.getName().equals("equals") ? proxy == args[0] : "ReturningWork";
             });
             return (String[]) sessionType.getMethod("doReturningWork", workType).invoke(em.unwrap(sessionType), work);
@@ -687,7 +742,8 @@ public final class JpaLockStore implements LockStore {
 
     private static String[] describe(Connection connection) throws SQLException {
         DatabaseMetaData metaData = connection.getMetaData();
-        return new String[] {metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), metaData.getURL()};
+        return new String[] {metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), metaData.getURL()
+        };
     }
 
     /** Without JDBC metadata: {@code version()} answers on PostgreSQL, MariaDB and MySQL, {@code H2VERSION()} on H2. */
@@ -707,10 +763,15 @@ public final class JpaLockStore implements LockStore {
             return;
         } catch (PersistenceException missing) {
             if (!createTable) {
-                throw new LockStoreUnavailableException("Store '" + storeName + "': cannot read table '" + table
-                        + "' on " + statements.database + " (" + missing.getMessage() + "); create it with the DDL in "
-                        + "the JpaLockStore javadoc, or set exclusive.store." + storeName + ".create-table=true", null,
-                        storeName, missing);
+                throw new LockStoreUnavailableException(
+                        "Store '" + storeName + "': cannot read table '" + table
+                                + "' on " + statements.database + " (" + missing.getMessage()
+                                + "); create it with the DDL in "
+                                + "the JpaLockStore javadoc, or set exclusive.store." + storeName
+                                + ".create-table=true",
+                        null,
+                        storeName,
+                        missing);
             }
         }
         for (String ddl : statements.database.createTable(table)) {
@@ -744,9 +805,14 @@ public final class JpaLockStore implements LockStore {
     }
 
     private static LockEntry entry(Object[] row) {
-        return new LockEntry((String) row[0], (String) row[1], LockHolder.decode((String) row[2]),
-                Instant.ofEpochMilli(number(row[3])), Instant.ofEpochMilli(number(row[4])),
-                Duration.ofMillis(Math.max(1, number(row[5]))), number(row[6]));
+        return new LockEntry(
+                (String) row[0],
+                (String) row[1],
+                LockHolder.decode((String) row[2]),
+                Instant.ofEpochMilli(number(row[3])),
+                Instant.ofEpochMilli(number(row[4])),
+                Duration.ofMillis(Math.max(1, number(row[5]))),
+                number(row[6]));
     }
 
     private static long number(Object value) {
@@ -764,14 +830,21 @@ public final class JpaLockStore implements LockStore {
             return factory;
         } catch (PersistenceException e) {
             if (sqlCause(e) != null) {
-                throw new LockStoreUnavailableException("Store '" + builder.storeName + "': persistence unit '"
-                        + builder.persistenceUnit + "' cannot reach its database: " + sqlCause(e).getMessage(), null,
-                        builder.storeName, e);
+                throw new LockStoreUnavailableException(
+                        "Store '" + builder.storeName + "': persistence unit '" + builder.persistenceUnit
+                                + "' cannot reach its database: " + sqlCause(e).getMessage(),
+                        null,
+                        builder.storeName,
+                        e);
             }
-            throw new LockConfigurationException("Store '" + builder.storeName + "': cannot open persistence unit '"
-                    + builder.persistenceUnit + "' (" + e.getMessage() + "); set exclusive.store." + builder.storeName
-                    + ".persistence-unit to a unit in META-INF/persistence.xml that lists dev.exclusive.jpa.LockRow",
-                    builder.storeName, "persistence-unit", e);
+            throw new LockConfigurationException(
+                    "Store '" + builder.storeName + "': cannot open persistence unit '"
+                            + builder.persistenceUnit + "' (" + e.getMessage() + "); set exclusive.store."
+                            + builder.storeName
+                            + ".persistence-unit to a unit in META-INF/persistence.xml that lists dev.exclusive.jpa.LockRow",
+                    builder.storeName,
+                    "persistence-unit",
+                    e);
         }
     }
 
@@ -809,9 +882,12 @@ public final class JpaLockStore implements LockStore {
          */
         public Builder table(String name) {
             if (name == null || !TABLE.matcher(name).matches()) {
-                throw new LockConfigurationException("Store '" + storeName + "': table must be a table name of "
-                        + "letters, digits and underscores, optionally schema-qualified, got '" + name + "'",
-                        storeName, "table", null);
+                throw new LockConfigurationException(
+                        "Store '" + storeName + "': table must be a table name of "
+                                + "letters, digits and underscores, optionally schema-qualified, got '" + name + "'",
+                        storeName,
+                        "table",
+                        null);
             }
             this.table = name;
             return this;
@@ -829,8 +905,11 @@ public final class JpaLockStore implements LockStore {
          */
         public Builder retention(Duration retention) {
             if (retention == null || retention.isNegative() || retention.isZero()) {
-                throw new LockConfigurationException("Store '" + storeName + "': retention must be positive, got "
-                        + retention, storeName, "retention", null);
+                throw new LockConfigurationException(
+                        "Store '" + storeName + "': retention must be positive, got " + retention,
+                        storeName,
+                        "retention",
+                        null);
             }
             this.retention = retention;
             return this;
@@ -842,8 +921,12 @@ public final class JpaLockStore implements LockStore {
          */
         public Builder backoff(Duration min, Duration max) {
             if (min == null || max == null || min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
-                throw new LockConfigurationException("Store '" + storeName + "': backoff needs 0 < min-backoff <= "
-                        + "max-backoff, got " + min + " and " + max, storeName, "min-backoff", null);
+                throw new LockConfigurationException(
+                        "Store '" + storeName + "': backoff needs 0 < min-backoff <= " + "max-backoff, got " + min
+                                + " and " + max,
+                        storeName,
+                        "min-backoff",
+                        null);
             }
             this.minBackoff = min;
             this.maxBackoff = max;
@@ -856,8 +939,11 @@ public final class JpaLockStore implements LockStore {
          */
         public Builder timeout(Duration timeout) {
             if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-                throw new LockConfigurationException("Store '" + storeName + "': timeout must be positive, got "
-                        + timeout, storeName, "timeout", null);
+                throw new LockConfigurationException(
+                        "Store '" + storeName + "': timeout must be positive, got " + timeout,
+                        storeName,
+                        "timeout",
+                        null);
             }
             this.timeout = timeout;
             return this;

@@ -27,8 +27,15 @@ public final class JpaLockStoreProvider implements LockStoreProvider {
 
     private static final Duration DEFAULT_MIN_BACKOFF = Duration.ofMillis(5);
     private static final Duration DEFAULT_MAX_BACKOFF = Duration.ofMillis(100);
-    private static final Set<String> KEYS = Set.of("persistence-unit", "data-source", "table", "create-table",
-            "retention", "min-backoff", "max-backoff", "timeout");
+    private static final Set<String> KEYS = Set.of(
+            "persistence-unit",
+            "data-source",
+            "table",
+            "create-table",
+            "retention",
+            "min-backoff",
+            "max-backoff",
+            "timeout");
 
     @Override
     public String type() {
@@ -38,14 +45,17 @@ public final class JpaLockStoreProvider implements LockStoreProvider {
     @Override
     public LockStore create(String storeName, Map<String, String> values) {
         StoreSettings settings = StoreSettings.of(type(), storeName, values, KEYS);
-        String unit = settings.required("persistence-unit", "a persistence unit, a RESOURCE_LOCAL unit that lists "
-                + "dev.exclusive.jpa.LockRow,");
+        String unit = settings.required(
+                "persistence-unit",
+                "a persistence unit, a RESOURCE_LOCAL unit that lists " + "dev.exclusive.jpa.LockRow,");
         JpaLockStore.Builder builder = JpaLockStore.builder(unit).storeName(storeName);
-        settings.text("data-source").ifPresent(
-                dataSource -> builder.properties(Map.of("jakarta.persistence.nonJtaDataSource", dataSource)));
+        settings.text("data-source")
+                .ifPresent(
+                        dataSource -> builder.properties(Map.of("jakarta.persistence.nonJtaDataSource", dataSource)));
         settings.text("table").ifPresent(builder::table);
         builder.createTable(settings.bool("create-table", false));
-        settings.duration("retention", Duration.ofSeconds(1), Duration.ofDays(36_500)).ifPresent(builder::retention);
+        settings.duration("retention", Duration.ofSeconds(1), Duration.ofDays(36_500))
+                .ifPresent(builder::retention);
         Optional<Duration> min = settings.duration("min-backoff", Duration.ofMillis(1), Duration.ofHours(1));
         Optional<Duration> max = settings.duration("max-backoff", Duration.ofMillis(1), Duration.ofHours(1));
         if (min.isPresent() || max.isPresent()) {

@@ -38,8 +38,7 @@ public class LockRow {
     private long fence;
 
     /** For the persistence provider. */
-    protected LockRow() {
-    }
+    protected LockRow() {}
 
     /** @return the full lock name */
     public String getName() {

@@ -19,10 +19,12 @@ final class Statements {
     final String readLease;
     /** The remaining ms of a live lease on name. */
     final String readRemaining;
+
     final String release;
     final String forceRelease;
     /** ttl ms, name, owner. */
     final String extend;
+
     final String inspect;
     /** pattern (escape character {@code !}); the limit is appended. */
     final String list;
@@ -38,24 +40,30 @@ final class Statements {
         String entry = "name, owner, holder, " + database.epochMillis("acquired_at") + ", "
                 + database.epochMillis("expires_at") + ", " + database.remainingMillis("expires_at") + ", fence";
         String live = "owner IS NOT NULL AND expires_at > " + now;
-        this.takeOverReturning = database.returning() ? "UPDATE " + table + " SET owner = ?1, holder = ?2, acquired_at = "
-                + now + ", expires_at = " + database.plusMillis("?3") + ", fence = fence + 1 WHERE name = ?4 AND (owner IS "
-                + "NULL OR expires_at <= " + now + ") RETURNING fence, " + database.epochMillis("acquired_at") + ", "
-                + database.epochMillis("expires_at") : null;
+        this.takeOverReturning = database.returning()
+                ? "UPDATE " + table + " SET owner = ?1, holder = ?2, acquired_at = "
+                        + now + ", expires_at = " + database.plusMillis("?3")
+                        + ", fence = fence + 1 WHERE name = ?4 AND (owner IS "
+                        + "NULL OR expires_at <= " + now + ") RETURNING fence, " + database.epochMillis("acquired_at")
+                        + ", "
+                        + database.epochMillis("expires_at")
+                : null;
         this.takeOver = "UPDATE " + table + " SET owner = ?1, holder = ?2, acquired_at = " + now + ", expires_at = "
                 + database.plusMillis("?3") + ", fence = fence + 1 WHERE name = ?4 AND (owner IS NULL OR expires_at <= "
                 + now + ")";
         this.insert = database.insertFirstRow(table, "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", 1)")
-                + (database.returning() ? " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
-                        + database.epochMillis("expires_at") : "");
+                + (database.returning()
+                        ? " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
+                                + database.epochMillis("expires_at")
+                        : "");
         this.readLease = "SELECT fence, " + database.epochMillis("acquired_at") + ", "
                 + database.epochMillis("expires_at") + " FROM " + table + " WHERE name = ?1";
-        this.readRemaining = "SELECT " + database.remainingMillis("expires_at") + " FROM " + table
-                + " WHERE name = ?1 AND " + live;
-        this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND owner = ?2 AND "
-                + live;
-        this.forceRelease = "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND "
-                + live;
+        this.readRemaining =
+                "SELECT " + database.remainingMillis("expires_at") + " FROM " + table + " WHERE name = ?1 AND " + live;
+        this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + now
+                + " WHERE name = ?1 AND owner = ?2 AND " + live;
+        this.forceRelease =
+                "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND " + live;
         this.extend = "UPDATE " + table + " SET expires_at = " + database.plusMillis("?1")
                 + " WHERE name = ?2 AND owner = ?3 AND " + live;
         this.inspect = "SELECT " + entry + " FROM " + table + " WHERE name = ?1 AND " + live;

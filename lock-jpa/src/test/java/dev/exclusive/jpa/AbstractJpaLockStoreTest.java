@@ -96,22 +96,26 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         Clock fast = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10));
         Clock slow = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10));
         JpaLockStore right = store(JpaLockStore.builder(factory).createTable(true));
-        JpaLockStore ahead = store(JpaLockStore.builder(factory).createTable(true).clock(fast));
-        JpaLockStore behind = store(JpaLockStore.builder(factory).createTable(true).clock(slow));
+        JpaLockStore ahead =
+                store(JpaLockStore.builder(factory).createTable(true).clock(fast));
+        JpaLockStore behind =
+                store(JpaLockStore.builder(factory).createTable(true).clock(slow));
 
         String live = unique("skew-live");
         assertTrue(right.tryAcquire(live, "a", HOLDER, Duration.ofSeconds(30)).acquired());
         Acquisition busy = ahead.tryAcquire(live, "b", HOLDER, Duration.ofSeconds(30));
         assertInstanceOf(Acquisition.Busy.class, busy, "a clock 10 minutes ahead must not steal a live lock");
         Duration remaining = ((Acquisition.Busy) busy).remaining();
-        assertTrue(remaining.compareTo(Duration.ofSeconds(20)) > 0 && remaining.compareTo(Duration.ofSeconds(30)) <= 0,
+        assertTrue(
+                remaining.compareTo(Duration.ofSeconds(20)) > 0 && remaining.compareTo(Duration.ofSeconds(30)) <= 0,
                 "the database computes the remaining time, got " + remaining);
 
         String dead = unique("skew-dead");
         Acquisition first = behind.tryAcquire(dead, "a", HOLDER, Duration.ofMillis(300));
         assertTrue(first.acquired());
         Instant acquiredAt = ((Acquisition.Acquired) first).acquiredAt();
-        assertTrue(Duration.between(acquiredAt, Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0,
+        assertTrue(
+                Duration.between(acquiredAt, Instant.now()).abs().compareTo(Duration.ofMinutes(1)) < 0,
                 "times come from the database, not the skewed clock: " + acquiredAt);
         awaitTrue(() -> ahead.inspect(dead).isEmpty(), Duration.ofSeconds(5));
         assertTrue(behind.inspect(dead).isEmpty(), "a clock 10 minutes behind must not keep a dead lock");
@@ -130,14 +134,19 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
             Acquisition busy = farEast.tryAcquire(live, "b", HOLDER, Duration.ofSeconds(30));
             assertFalse(busy.acquired(), "a session 13 or 14 hours ahead must not steal a live lock");
             Duration remaining = ((Acquisition.Busy) busy).remaining();
-            assertTrue(remaining.compareTo(Duration.ofSeconds(20)) > 0 && remaining.compareTo(Duration.ofSeconds(30)) <= 0,
+            assertTrue(
+                    remaining.compareTo(Duration.ofSeconds(20)) > 0 && remaining.compareTo(Duration.ofSeconds(30)) <= 0,
                     "got " + remaining);
             LockEntry seen = farEast.inspect(live).orElseThrow();
             assertEquals(utc.inspect(live).orElseThrow().expiresAt(), seen.expiresAt());
 
             String dead = unique("tz-dead");
-            assertTrue(farEast.tryAcquire(dead, "a", HOLDER, Duration.ofMillis(300)).acquired());
-            awaitTrue(() -> utc.tryAcquire(dead, "b", HOLDER, Duration.ofSeconds(30)).acquired(), Duration.ofSeconds(5));
+            assertTrue(farEast.tryAcquire(dead, "a", HOLDER, Duration.ofMillis(300))
+                    .acquired());
+            awaitTrue(
+                    () -> utc.tryAcquire(dead, "b", HOLDER, Duration.ofSeconds(30))
+                            .acquired(),
+                    Duration.ofSeconds(5));
             assertFalse(farEast.release(dead, "a"));
         }
     }
@@ -152,10 +161,14 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         EntityManager callers = factory.createEntityManager();
         try {
             callers.getTransaction().begin();
-            assertTrue(store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(30)).acquired());
+            assertTrue(
+                    store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(30)).acquired());
             assertTrue(otherServer.inspect(name).isPresent(), "visible to other servers before the caller commits");
             callers.getTransaction().rollback();
-            assertFalse(otherServer.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(30)).acquired(),
+            assertFalse(
+                    otherServer
+                            .tryAcquire(name, "b", HOLDER, Duration.ofSeconds(30))
+                            .acquired(),
                     "the caller's rollback does not undo the acquisition");
         } finally {
             callers.close();
@@ -169,8 +182,8 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         for (int i = 0; i < 3; i++) {
             JpaLockStore store = JpaLockStore.builder(factory).createTable(true).build();
             try (store) {
-                Acquisition.Acquired acquired = (Acquisition.Acquired) store.tryAcquire(name, "o" + i, HOLDER,
-                        Duration.ofSeconds(30));
+                Acquisition.Acquired acquired =
+                        (Acquisition.Acquired) store.tryAcquire(name, "o" + i, HOLDER, Duration.ofSeconds(30));
                 assertTrue(acquired.fence() > previous, acquired + " after " + previous);
                 previous = acquired.fence();
                 assertTrue(store.release(name, "o" + i));
@@ -183,8 +196,8 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
     void cleanUpDeletesOnlyRowsUnusedLongerThanTheRetention() throws SQLException {
         String table = "exclusive_lock_cleanup";
         database().dropTable(table);
-        JpaLockStore store = store(JpaLockStore.builder(factory).table(table).createTable(true)
-                .retention(Duration.ofMillis(500)));
+        JpaLockStore store = store(
+                JpaLockStore.builder(factory).table(table).createTable(true).retention(Duration.ofMillis(500)));
         String old = unique("old");
         String held = unique("held");
         assertTrue(store.tryAcquire(old, "a", HOLDER, Duration.ofSeconds(30)).acquired());
@@ -202,15 +215,17 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         awaitTrue(() -> keeping.inspect(recent).isEmpty(), Duration.ofSeconds(5));
         assertEquals(0, keeping.cleanUp(), "an expired row within the retention is kept, and with it its fence");
         assertEquals(1, rows(table, recent));
-        assertEquals(2L, ((Acquisition.Acquired) keeping.tryAcquire(recent, "b", HOLDER, Duration.ofSeconds(1)))
-                .fence());
+        assertEquals(
+                2L, ((Acquisition.Acquired) keeping.tryAcquire(recent, "b", HOLDER, Duration.ofSeconds(1))).fence());
     }
 
     private long rows(String table, String name) {
         EntityManager em = factory.createEntityManager();
         try {
             return ((Number) em.createNativeQuery("SELECT COUNT(*) FROM " + table + " WHERE name = ?1")
-                    .setParameter(1, name).getSingleResult()).longValue();
+                            .setParameter(1, name)
+                            .getSingleResult())
+                    .longValue();
         } finally {
             em.close();
         }
@@ -222,7 +237,9 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         dev.exclusive.LockStoreUnavailableException e = org.junit.jupiter.api.Assertions.assertThrows(
                 dev.exclusive.LockStoreUnavailableException.class,
                 () -> store.tryAcquire("x", "a", HOLDER, Duration.ofSeconds(1)));
-        assertTrue(e.getMessage().contains("exclusive_lock_missing") && e.getMessage().contains("create-table"),
+        assertTrue(
+                e.getMessage().contains("exclusive_lock_missing")
+                        && e.getMessage().contains("create-table"),
                 e.getMessage());
     }
 
@@ -231,8 +248,12 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         JpaLockStore store = store(JpaLockStore.builder(factory).createTable(true));
         String name = UUID.randomUUID() + "é".repeat(dev.exclusive.LockNames.MAX_FULL_LENGTH - 36);
         assertEquals(dev.exclusive.LockNames.MAX_FULL_LENGTH, name.length());
-        assertTrue(store.tryAcquire(name, "a", new LockHolder("i".repeat(200), "t".repeat(200), "p".repeat(200)),
-                Duration.ofSeconds(30)).acquired());
+        assertTrue(store.tryAcquire(
+                        name,
+                        "a",
+                        new LockHolder("i".repeat(200), "t".repeat(200), "p".repeat(200)),
+                        Duration.ofSeconds(30))
+                .acquired());
         assertEquals(name, store.inspect(name).orElseThrow().name());
         assertEquals("p".repeat(200), store.inspect(name).orElseThrow().holder().purpose());
     }
@@ -250,19 +271,22 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        runThreads(threads, t -> {
-            LockRegistry mine = t % 2 == 0 ? first : second;
-            for (int i = 0; i < rounds; i++) {
-                boolean ran = mine.lock(name, Duration.ofSeconds(30)).block(Duration.ofSeconds(60), () -> {
-                    if (inside.incrementAndGet() != 1) {
-                        overlaps.incrementAndGet();
+        runThreads(
+                threads,
+                t -> {
+                    LockRegistry mine = t % 2 == 0 ? first : second;
+                    for (int i = 0; i < rounds; i++) {
+                        boolean ran = mine.lock(name, Duration.ofSeconds(30)).block(Duration.ofSeconds(60), () -> {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            counter[0]++;
+                            inside.decrementAndGet();
+                        });
+                        assertTrue(ran, "a waiter gave up after 60 s");
                     }
-                    counter[0]++;
-                    inside.decrementAndGet();
-                });
-                assertTrue(ran, "a waiter gave up after 60 s");
-            }
-        }, failures);
+                },
+                failures);
         assertTrue(failures.isEmpty(), "leaked: " + failures);
         assertEquals(0, overlaps.get());
         assertEquals(threads * rounds, counter[0]);
@@ -279,28 +303,31 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         AtomicIntegerArray acquired = new AtomicIntegerArray(names);
         AtomicInteger overlaps = new AtomicInteger();
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-        runThreads(threads, t -> {
-            LockRegistry mine = t % 2 == 0 ? first : second;
-            List<Integer> order = new ArrayList<>();
-            for (int n = t % 4; n < names; n += 4) { // eight threads race for each name's first insert
-                order.add(n);
-            }
-            for (int i = 0; i < 40; i++) {
-                order.add(ThreadLocalRandom.current().nextInt(names));
-            }
-            Collections.shuffle(order);
-            for (int n : order) {
-                Lock lock = mine.lock(prefix + n, Duration.ofSeconds(30));
-                if (lock.get()) {
-                    if (inside.incrementAndGet(n) != 1) {
-                        overlaps.incrementAndGet();
+        runThreads(
+                threads,
+                t -> {
+                    LockRegistry mine = t % 2 == 0 ? first : second;
+                    List<Integer> order = new ArrayList<>();
+                    for (int n = t % 4; n < names; n += 4) { // eight threads race for each name's first insert
+                        order.add(n);
                     }
-                    acquired.incrementAndGet(n);
-                    inside.decrementAndGet(n);
-                    assertTrue(lock.release());
-                }
-            }
-        }, failures);
+                    for (int i = 0; i < 40; i++) {
+                        order.add(ThreadLocalRandom.current().nextInt(names));
+                    }
+                    Collections.shuffle(order);
+                    for (int n : order) {
+                        Lock lock = mine.lock(prefix + n, Duration.ofSeconds(30));
+                        if (lock.get()) {
+                            if (inside.incrementAndGet(n) != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            acquired.incrementAndGet(n);
+                            inside.decrementAndGet(n);
+                            assertTrue(lock.release());
+                        }
+                    }
+                },
+                failures);
         assertTrue(failures.isEmpty(), "leaked: " + failures);
         assertEquals(0, overlaps.get());
         for (int n = 0; n < names; n++) {
@@ -342,7 +369,8 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
 
     /** For subclasses that need to look at the table with plain JDBC. */
     static void execute(TestDatabase database, String sql) throws SQLException {
-        try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+        try (Connection connection = database.connect();
+                Statement statement = connection.createStatement()) {
             statement.execute(sql);
         }
     }

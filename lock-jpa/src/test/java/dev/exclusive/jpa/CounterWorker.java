@@ -16,8 +16,7 @@ import java.time.Duration;
  */
 public final class CounterWorker {
 
-    private CounterWorker() {
-    }
+    private CounterWorker() {}
 
     public static void main(String[] args) throws Exception {
         String counter = args[0];
@@ -25,15 +24,18 @@ public final class CounterWorker {
         EntityManagerFactory factory = TestDatabase.POSTGRES.open();
         try (factory;
                 LockRegistry registry = LockRegistry.builder()
-                        .store("db", JpaLockStore.builder(factory).createTable(true).build()).build();
+                        .store(
+                                "db",
+                                JpaLockStore.builder(factory).createTable(true).build())
+                        .build();
                 Connection connection = TestDatabase.POSTGRES.connect();
-                PreparedStatement read = connection.prepareStatement(
-                        "SELECT value FROM exclusive_it_counter WHERE name = ?");
-                PreparedStatement write = connection.prepareStatement(
-                        "UPDATE exclusive_it_counter SET value = ? WHERE name = ?")) {
+                PreparedStatement read =
+                        connection.prepareStatement("SELECT value FROM exclusive_it_counter WHERE name = ?");
+                PreparedStatement write =
+                        connection.prepareStatement("UPDATE exclusive_it_counter SET value = ? WHERE name = ?")) {
             for (int i = 0; i < rounds; i++) {
-                boolean done = registry.lock("counter:" + counter, Duration.ofSeconds(30)).block(Duration.ofSeconds(60),
-                        () -> {
+                boolean done = registry.lock("counter:" + counter, Duration.ofSeconds(30))
+                        .block(Duration.ofSeconds(60), () -> {
                             read.setString(1, counter);
                             long value;
                             try (ResultSet row = read.executeQuery()) {

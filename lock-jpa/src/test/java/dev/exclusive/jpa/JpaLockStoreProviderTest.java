@@ -17,12 +17,28 @@ class JpaLockStoreProviderTest {
 
     @Test
     void providerIsFoundByTypeAndBuildsAWorkingStoreFromSettings() {
-        assertInstanceOf(JpaLockStoreProvider.class,
+        assertInstanceOf(
+                JpaLockStoreProvider.class,
                 LockStoreProvider.forType("jpa", getClass().getClassLoader()));
-        Map<String, String> settings = Map.of("persistence-unit", "exclusive-h2", "table", "exclusive_lock_configured",
-                "create-table", "true", "retention", "P1D", "min-backoff", "PT0.01S", "max-backoff", "1",
-                "timeout", "PT3S", "prefix", "shop:");
-        try (LockRegistry registry = LockRegistry.builder().store("db", "jpa", settings).build()) {
+        Map<String, String> settings = Map.of(
+                "persistence-unit",
+                "exclusive-h2",
+                "table",
+                "exclusive_lock_configured",
+                "create-table",
+                "true",
+                "retention",
+                "P1D",
+                "min-backoff",
+                "PT0.01S",
+                "max-backoff",
+                "1",
+                "timeout",
+                "PT3S",
+                "prefix",
+                "shop:");
+        try (LockRegistry registry =
+                LockRegistry.builder().store("db", "jpa", settings).build()) {
             Lock lock = registry.lock("x", 10);
             assertEquals("shop:x", lock.name());
             assertTrue(lock.get());
@@ -32,10 +48,13 @@ class JpaLockStoreProviderTest {
 
     @Test
     void unknownKeysAreRejectedNamingTheKey() {
-        LockConfigurationException e = assertThrows(LockConfigurationException.class, () -> new JpaLockStoreProvider()
-                .create("db", Map.of("persistence-unit", "exclusive-h2", "persistance-unit", "typo")));
+        LockConfigurationException e = assertThrows(
+                LockConfigurationException.class,
+                () -> new JpaLockStoreProvider()
+                        .create("db", Map.of("persistence-unit", "exclusive-h2", "persistance-unit", "typo")));
         assertEquals("persistance-unit", e.key().orElseThrow());
-        assertTrue(e.getMessage().contains("persistance-unit") && e.getMessage().contains("known settings"),
+        assertTrue(
+                e.getMessage().contains("persistance-unit") && e.getMessage().contains("known settings"),
                 e.getMessage());
     }
 
@@ -61,8 +80,10 @@ class JpaLockStoreProviderTest {
     }
 
     private static void assertKey(String key, Map<String, String> settings) {
-        LockConfigurationException e = assertThrows(LockConfigurationException.class,
-                () -> new JpaLockStoreProvider().create("db", settings), String.valueOf(settings));
+        LockConfigurationException e = assertThrows(
+                LockConfigurationException.class,
+                () -> new JpaLockStoreProvider().create("db", settings),
+                String.valueOf(settings));
         assertEquals(key, e.key().orElseThrow(), e.getMessage());
         assertTrue(e.getMessage().contains("db"), e.getMessage());
     }

@@ -17,18 +17,28 @@ import org.junit.jupiter.api.Assumptions;
  */
 record TestDatabase(String label, String unit, String url, String user, String password, String skewedUrl) {
 
-    static final TestDatabase H2 = new TestDatabase("H2 (in memory)", "exclusive-h2",
-            "jdbc:h2:mem:exclusive;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000", "sa", "",
+    static final TestDatabase H2 = new TestDatabase(
+            "H2 (in memory)",
+            "exclusive-h2",
+            "jdbc:h2:mem:exclusive;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000",
+            "sa",
+            "",
             "jdbc:h2:mem:exclusive;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000;TIME ZONE=Pacific/Kiritimati");
 
-    static final TestDatabase POSTGRES = new TestDatabase("PostgreSQL at 127.0.0.1:5432 (database test, user postgres)",
-            "exclusive-postgres", "jdbc:postgresql://127.0.0.1:5432/test?connectTimeout=5&loginTimeout=5&socketTimeout=30",
-            "postgres", "",
+    static final TestDatabase POSTGRES = new TestDatabase(
+            "PostgreSQL at 127.0.0.1:5432 (database test, user postgres)",
+            "exclusive-postgres",
+            "jdbc:postgresql://127.0.0.1:5432/test?connectTimeout=5&loginTimeout=5&socketTimeout=30",
+            "postgres",
+            "",
             "jdbc:postgresql://127.0.0.1:5432/test?connectTimeout=5&loginTimeout=5&socketTimeout=30"
                     + "&options=-c%20TimeZone=Pacific/Kiritimati");
 
-    static final TestDatabase MARIADB = new TestDatabase("MariaDB at 127.0.0.1:3306 (database test, user root)",
-            "exclusive-mariadb", "jdbc:mariadb://127.0.0.1:3306/test?connectTimeout=5000&socketTimeout=30000", "root",
+    static final TestDatabase MARIADB = new TestDatabase(
+            "MariaDB at 127.0.0.1:3306 (database test, user root)",
+            "exclusive-mariadb",
+            "jdbc:mariadb://127.0.0.1:3306/test?connectTimeout=5000&socketTimeout=30000",
+            "root",
             "",
             "jdbc:mariadb://127.0.0.1:3306/test?connectTimeout=5000&socketTimeout=30000"
                     + "&sessionVariables=time_zone='+13:00'");

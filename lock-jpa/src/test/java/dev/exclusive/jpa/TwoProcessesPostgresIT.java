@@ -33,8 +33,10 @@ class TwoProcessesPostgresIT {
     @Test
     void twoJvmsLoseNoUpdate() throws Exception {
         String counter = UUID.randomUUID().toString();
-        try (Connection connection = TestDatabase.POSTGRES.connect(); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE IF NOT EXISTS exclusive_it_counter (name VARCHAR(64) PRIMARY KEY, value BIGINT)");
+        try (Connection connection = TestDatabase.POSTGRES.connect();
+                Statement statement = connection.createStatement()) {
+            statement.execute(
+                    "CREATE TABLE IF NOT EXISTS exclusive_it_counter (name VARCHAR(64) PRIMARY KEY, value BIGINT)");
             statement.execute("INSERT INTO exclusive_it_counter VALUES ('" + counter + "', 0)");
         }
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -42,8 +44,11 @@ class TwoProcessesPostgresIT {
         List<Process> processes = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             File log = logs.resolve("worker-" + i + ".log").toFile();
-            processes.add(new ProcessBuilder(java, "-cp", classPath, CounterWorker.class.getName(), counter,
-                    String.valueOf(ROUNDS)).redirectErrorStream(true).redirectOutput(log).start());
+            processes.add(new ProcessBuilder(
+                            java, "-cp", classPath, CounterWorker.class.getName(), counter, String.valueOf(ROUNDS))
+                    .redirectErrorStream(true)
+                    .redirectOutput(log)
+                    .start());
         }
         for (int i = 0; i < processes.size(); i++) {
             Process process = processes.get(i);
@@ -55,9 +60,10 @@ class TwoProcessesPostgresIT {
             assertTrue(ended, "worker " + i + " did not finish: " + output);
             assertEquals(0, process.exitValue(), "worker " + i + " failed: " + output);
         }
-        try (Connection connection = TestDatabase.POSTGRES.connect(); Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery("SELECT value FROM exclusive_it_counter WHERE name = '" + counter
-                        + "'")) {
+        try (Connection connection = TestDatabase.POSTGRES.connect();
+                Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery(
+                        "SELECT value FROM exclusive_it_counter WHERE name = '" + counter + "'")) {
             row.next();
             assertEquals(2L * ROUNDS, row.getLong(1), "lost updates");
         }

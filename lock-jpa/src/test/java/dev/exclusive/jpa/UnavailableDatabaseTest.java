@@ -31,14 +31,18 @@ class UnavailableDatabaseTest {
     @Test
     void closedPortOnPostgresqlIsUnavailableWithinTheTimeout() throws IOException {
         int port = closedPort();
-        assertUnavailable(factory("exclusive-postgres", "org.hibernate.dialect.PostgreSQLDialect",
+        assertUnavailable(factory(
+                "exclusive-postgres",
+                "org.hibernate.dialect.PostgreSQLDialect",
                 "jdbc:postgresql://127.0.0.1:" + port + "/test?connectTimeout=2&loginTimeout=2&socketTimeout=2"));
     }
 
     @Test
     void closedPortOnMariadbIsUnavailableWithinTheTimeout() throws IOException {
         int port = closedPort();
-        assertUnavailable(factory("exclusive-mariadb", "org.hibernate.dialect.MariaDBDialect",
+        assertUnavailable(factory(
+                "exclusive-mariadb",
+                "org.hibernate.dialect.MariaDBDialect",
                 "jdbc:mariadb://127.0.0.1:" + port + "/test?connectTimeout=2000&socketTimeout=2000"));
     }
 
@@ -57,7 +61,9 @@ class UnavailableDatabaseTest {
             });
             acceptor.setDaemon(true);
             acceptor.start();
-            assertUnavailable(factory("exclusive-postgres", "org.hibernate.dialect.PostgreSQLDialect",
+            assertUnavailable(factory(
+                    "exclusive-postgres",
+                    "org.hibernate.dialect.PostgreSQLDialect",
                     "jdbc:postgresql://127.0.0.1:" + silent.getLocalPort()
                             + "/test?connectTimeout=2&loginTimeout=2&socketTimeout=2"));
             for (Socket socket : accepted) {
@@ -67,18 +73,32 @@ class UnavailableDatabaseTest {
     }
 
     private static EntityManagerFactory factory(String unit, String dialect, String url) {
-        return Persistence.createEntityManagerFactory(unit, Map.of("jakarta.persistence.jdbc.url", url,
-                "hibernate.dialect", dialect, "hibernate.boot.allow_jdbc_metadata_access", "false",
-                "hibernate.connection.initial_pool_size", "0", "hibernate.connection.min_pool_size", "0"));
+        return Persistence.createEntityManagerFactory(
+                unit,
+                Map.of(
+                        "jakarta.persistence.jdbc.url",
+                        url,
+                        "hibernate.dialect",
+                        dialect,
+                        "hibernate.boot.allow_jdbc_metadata_access",
+                        "false",
+                        "hibernate.connection.initial_pool_size",
+                        "0",
+                        "hibernate.connection.min_pool_size",
+                        "0"));
     }
 
     private static void assertUnavailable(EntityManagerFactory factory) {
-        try (factory; JpaLockStore store = JpaLockStore.builder(factory).storeName("db").timeout(Duration.ofSeconds(2))
-                .build()) {
+        try (factory;
+                JpaLockStore store = JpaLockStore.builder(factory)
+                        .storeName("db")
+                        .timeout(Duration.ofSeconds(2))
+                        .build()) {
             within(() -> store.tryAcquire("x", "a", HOLDER, Duration.ofSeconds(10)));
             within(() -> store.release("x", "a"));
             within(store::ping);
-            try (LockRegistry registry = LockRegistry.builder().store("db", store).build()) {
+            try (LockRegistry registry =
+                    LockRegistry.builder().store("db", store).build()) {
                 within(() -> registry.lock("x", 10).get());
             }
         }

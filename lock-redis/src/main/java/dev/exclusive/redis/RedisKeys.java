@@ -19,8 +19,7 @@ final class RedisKeys {
     /** The channel that release and force-release publish the lock name on. */
     static final String RELEASED_CHANNEL = "exclusive:released";
 
-    private RedisKeys() {
-    }
+    private RedisKeys() {}
 
     /** @return the key of the lease hash of {@code name} */
     static String lockKey(String name) {
@@ -88,8 +87,14 @@ final class RedisKeys {
             return url;
         }
         try {
-            return new java.net.URI(url.getScheme(), url.getUserInfo(), url.getHost(), 6379, url.getPath(),
-                    url.getQuery(), url.getFragment());
+            return new java.net.URI(
+                    url.getScheme(),
+                    url.getUserInfo(),
+                    url.getHost(),
+                    6379,
+                    url.getPath(),
+                    url.getQuery(),
+                    url.getFragment());
         } catch (java.net.URISyntaxException e) {
             return url;
         }

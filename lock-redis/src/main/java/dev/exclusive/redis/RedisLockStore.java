@@ -115,6 +115,7 @@ public final class RedisLockStore implements LockStore {
 
     /** How long a name's fence counter is kept after its last lease ends, unless the builder says otherwise. */
     public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(24);
+
     private static final WaitPolicy WAIT_POLICY = WaitPolicy.backoff(Duration.ofMillis(100), Duration.ofSeconds(1));
     private static final int SCAN_COUNT = 500;
 
@@ -127,8 +128,8 @@ public final class RedisLockStore implements LockStore {
     private final ReleaseSubscriber subscriber;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisLockStore(UnifiedJedis client, boolean ownsClient, String storeName, String target,
-            Duration fenceRetention) {
+    private RedisLockStore(
+            UnifiedJedis client, boolean ownsClient, String storeName, String target, Duration fenceRetention) {
         this.client = Objects.requireNonNull(client, "client");
         this.fenceRetention = Long.toString(fenceRetention.toMillis());
         this.ownsClient = ownsClient;
@@ -175,7 +176,11 @@ public final class RedisLockStore implements LockStore {
      * @return a new store that does not close {@code client}
      */
     public static RedisLockStore using(UnifiedJedis client, String storeName) {
-        return new RedisLockStore(client, false, storeName, client.getClass().getSimpleName() + " of the application",
+        return new RedisLockStore(
+                client,
+                false,
+                storeName,
+                client.getClass().getSimpleName() + " of the application",
                 DEFAULT_FENCE_RETENTION);
     }
 
@@ -186,11 +191,17 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
-        List<?> reply = (List<?>) call(name, "acquire", () -> RedisScript.ACQUIRE.run(client,
-                List.of(RedisKeys.lockKey(name), RedisKeys.fenceKey(name)),
-                List.of(owner, holder.encode(), millis(ttl), fenceRetention)));
+        List<?> reply = (List<?>) call(
+                name,
+                "acquire",
+                () -> RedisScript.ACQUIRE.run(
+                        client,
+                        List.of(RedisKeys.lockKey(name), RedisKeys.fenceKey(name)),
+                        List.of(owner, holder.encode(), millis(ttl), fenceRetention)));
         if (number(reply.get(0)) == 1) {
-            return new Acquisition.Acquired(number(reply.get(1)), Instant.ofEpochMilli(number(reply.get(2))),
+            return new Acquisition.Acquired(
+                    number(reply.get(1)),
+                    Instant.ofEpochMilli(number(reply.get(2))),
                     Instant.ofEpochMilli(number(reply.get(3))));
         }
         long remaining = number(reply.get(1));
@@ -199,23 +210,33 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
-        Object reply = call(name, "release", () -> RedisScript.RELEASE.run(client, List.of(RedisKeys.lockKey(name)),
-                List.of(owner, RedisKeys.RELEASED_CHANNEL, name)));
+        Object reply = call(
+                name,
+                "release",
+                () -> RedisScript.RELEASE.run(
+                        client, List.of(RedisKeys.lockKey(name)), List.of(owner, RedisKeys.RELEASED_CHANNEL, name)));
         return number(reply) == 1;
     }
 
     @Override
     public boolean forceRelease(String name) {
-        Object reply = call(name, "force-release", () -> RedisScript.FORCE_RELEASE.run(client,
-                List.of(RedisKeys.lockKey(name)), List.of(RedisKeys.RELEASED_CHANNEL, name)));
+        Object reply = call(
+                name,
+                "force-release",
+                () -> RedisScript.FORCE_RELEASE.run(
+                        client, List.of(RedisKeys.lockKey(name)), List.of(RedisKeys.RELEASED_CHANNEL, name)));
         return number(reply) == 1;
     }
 
     @Override
     public boolean extend(String name, String owner, Duration ttl) {
-        Object reply = call(name, "extend", () -> RedisScript.EXTEND.run(client,
-                List.of(RedisKeys.lockKey(name), RedisKeys.fenceKey(name)),
-                List.of(owner, millis(ttl), fenceRetention)));
+        Object reply = call(
+                name,
+                "extend",
+                () -> RedisScript.EXTEND.run(
+                        client,
+                        List.of(RedisKeys.lockKey(name), RedisKeys.fenceKey(name)),
+                        List.of(owner, millis(ttl), fenceRetention)));
         return number(reply) == 1;
     }
 
@@ -233,7 +254,8 @@ public final class RedisLockStore implements LockStore {
             for (Scanner scanner : scanners()) {
                 String cursor = ScanParams.SCAN_POINTER_START;
                 do {
-                    ScanResult<String> page = scanner.scan(cursor, new ScanParams().match(pattern).count(SCAN_COUNT));
+                    ScanResult<String> page =
+                            scanner.scan(cursor, new ScanParams().match(pattern).count(SCAN_COUNT));
                     for (String key : page.getResult()) {
                         if (!seen.add(key)) {
                             continue;
@@ -313,8 +335,13 @@ public final class RedisLockStore implements LockStore {
         long acquired = number(reply.get(2));
         long remaining = number(reply.get(4));
         long now = number(reply.get(5));
-        return new LockEntry(name, text(reply.get(0)), LockHolder.decode(text(reply.get(1))),
-                Instant.ofEpochMilli(acquired), Instant.ofEpochMilli(now + remaining), Duration.ofMillis(remaining),
+        return new LockEntry(
+                name,
+                text(reply.get(0)),
+                LockHolder.decode(text(reply.get(1))),
+                Instant.ofEpochMilli(acquired),
+                Instant.ofEpochMilli(now + remaining),
+                Duration.ofMillis(remaining),
                 number(reply.get(3)));
     }
 
@@ -330,9 +357,12 @@ public final class RedisLockStore implements LockStore {
                 dropIdleConnections();
             }
             String what = lockName == null ? action : action + " lock '" + lockName + "'";
-            throw new LockStoreUnavailableException("Redis store '" + storeName + "' could not " + what + " on "
-                    + target + ": " + e.getMessage() + "; check that Redis is running and reachable", lockName,
-                    storeName, e);
+            throw new LockStoreUnavailableException(
+                    "Redis store '" + storeName + "' could not " + what + " on " + target + ": " + e.getMessage()
+                            + "; check that Redis is running and reachable",
+                    lockName,
+                    storeName,
+                    e);
         }
     }
 
@@ -429,8 +459,7 @@ public final class RedisLockStore implements LockStore {
         private String storeName = "redis";
         private Duration fenceRetention = DEFAULT_FENCE_RETENTION;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * @param retention how long a name's fence counter is kept after its last lease ends; at least 1 ms.
@@ -546,29 +575,46 @@ public final class RedisLockStore implements LockStore {
                         nodes.add(JedisURIHelper.getHostAndPort(url));
                     }
                     target = "Redis Cluster " + describe(nodes);
-                    RedisClusterClient cluster = RedisClusterClient.builder().nodes(nodes).clientConfig(config)
-                            .poolConfig(pool).maxAttempts(3).maxTotalRetriesDuration(connectTimeout.plus(socketTimeout))
+                    RedisClusterClient cluster = RedisClusterClient.builder()
+                            .nodes(nodes)
+                            .clientConfig(config)
+                            .poolConfig(pool)
+                            .maxAttempts(3)
+                            .maxTotalRetriesDuration(connectTimeout.plus(socketTimeout))
                             .build();
                     return new RedisLockStore(cluster, true, storeName, target, fenceRetention);
                 }
                 if (sentinelMaster != null) {
                     target = "Redis Sentinel master '" + sentinelMaster + "' via " + describe(sentinels);
-                    RedisSentinelClient sentinel = RedisSentinelClient.builder().masterName(sentinelMaster)
-                            .sentinels(sentinels).clientConfig(config).sentinelClientConfig(clientConfig(false))
-                            .poolConfig(pool).build();
+                    RedisSentinelClient sentinel = RedisSentinelClient.builder()
+                            .masterName(sentinelMaster)
+                            .sentinels(sentinels)
+                            .clientConfig(config)
+                            .sentinelClientConfig(clientConfig(false))
+                            .poolConfig(pool)
+                            .build();
                     return new RedisLockStore(sentinel, true, storeName, target, fenceRetention);
                 }
             } catch (JedisException e) {
-                throw new LockStoreUnavailableException("Redis store '" + storeName + "' cannot reach "
-                        + (clusterNodes.isEmpty() ? "the sentinels " + describe(sentinels) : "the cluster "
-                                + describe(clusterNodes)) + ": " + e.getMessage(), null, storeName, e);
+                throw new LockStoreUnavailableException(
+                        "Redis store '" + storeName + "' cannot reach "
+                                + (clusterNodes.isEmpty()
+                                        ? "the sentinels " + describe(sentinels)
+                                        : "the cluster " + describe(clusterNodes))
+                                + ": " + e.getMessage(),
+                        null,
+                        storeName,
+                        e);
             }
             if (url == null) {
                 throw new IllegalStateException("A Redis store needs a URL, cluster nodes or sentinels");
             }
             HostAndPort server = JedisURIHelper.getHostAndPort(url);
             target = (JedisURIHelper.isRedisSSLScheme(url) ? "rediss://" : "redis://") + server;
-            RedisClient standalone = RedisClient.builder().hostAndPort(server).clientConfig(config).poolConfig(pool)
+            RedisClient standalone = RedisClient.builder()
+                    .hostAndPort(server)
+                    .clientConfig(config)
+                    .poolConfig(pool)
                     .build();
             return new RedisLockStore(standalone, true, storeName, target, fenceRetention);
         }
@@ -580,7 +626,8 @@ public final class RedisLockStore implements LockStore {
                     .socketTimeoutMillis(Math.toIntExact(socketTimeout.toMillis()))
                     .clientName("exclusive-" + storeName.replaceAll("[^A-Za-z0-9_.-]", "_"));
             if (fromUrl) {
-                config.user(JedisURIHelper.getUser(url)).password(JedisURIHelper.getPassword(url))
+                config.user(JedisURIHelper.getUser(url))
+                        .password(JedisURIHelper.getPassword(url))
                         .ssl(JedisURIHelper.isRedisSSLScheme(url));
                 if (clusterNodes.isEmpty()) {
                     config.database(JedisURIHelper.getDBIndex(url));
@@ -594,7 +641,8 @@ public final class RedisLockStore implements LockStore {
         }
 
         private static Duration positive(Duration timeout, String what) {
-            if (timeout == null || timeout.compareTo(Duration.ofMillis(1)) < 0
+            if (timeout == null
+                    || timeout.compareTo(Duration.ofMillis(1)) < 0
                     || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
                 throw new IllegalArgumentException(what + " must be between 1 ms and about 24 days, got " + timeout);
             }

@@ -31,8 +31,8 @@ import redis.clients.jedis.util.JedisURIHelper;
  */
 public final class RedisLockStoreProvider implements LockStoreProvider {
 
-    private static final Set<String> KEYS = new TreeSet<>(Set.of("url", "nodes", "sentinel-master", "sentinels",
-            "connect-timeout", "socket-timeout", "pool-size"));
+    private static final Set<String> KEYS = new TreeSet<>(
+            Set.of("url", "nodes", "sentinel-master", "sentinels", "connect-timeout", "socket-timeout", "pool-size"));
 
     @Override
     public String type() {
@@ -52,12 +52,17 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
         }
         if ((master == null) != (sentinels == null)) {
             String missing = master == null ? "sentinel-master" : "sentinels";
-            throw settings.problem(missing, "needs both sentinel-master and sentinels for Sentinel; set "
-                    + settings.key(missing), null);
+            throw settings.problem(
+                    missing,
+                    "needs both sentinel-master and sentinels for Sentinel; set " + settings.key(missing),
+                    null);
         }
         if (url == null && nodes == null && master == null) {
-            throw settings.problem("url", "needs a Redis to connect to: set " + settings.key("url")
-                    + "=redis://host:6379 (or nodes for a Cluster, or sentinel-master and sentinels)", null);
+            throw settings.problem(
+                    "url",
+                    "needs a Redis to connect to: set " + settings.key("url")
+                            + "=redis://host:6379 (or nodes for a Cluster, or sentinel-master and sentinels)",
+                    null);
         }
         if (url != null) {
             builder.url(uri(settings, url, nodes != null));
@@ -84,12 +89,18 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
             throw settings.problem("url", "has a malformed url '" + url + "'", e);
         }
         if (!JedisURIHelper.isValid(uri) || !JedisURIHelper.isRedisScheme(uri)) {
-            throw settings.problem("url", "needs a url like redis://[user:password@]host[:port][/database] "
-                    + "or rediss://... for TLS, got '" + url + "'", null);
+            throw settings.problem(
+                    "url",
+                    "needs a url like redis://[user:password@]host[:port][/database] "
+                            + "or rediss://... for TLS, got '" + url + "'",
+                    null);
         }
         if (cluster && JedisURIHelper.hasDbIndex(uri) && JedisURIHelper.getDBIndex(uri) != 0) {
-            throw settings.problem("url", "selects database " + JedisURIHelper.getDBIndex(uri)
-                    + ", but a Redis Cluster has only database 0; remove /" + JedisURIHelper.getDBIndex(uri), null);
+            throw settings.problem(
+                    "url",
+                    "selects database " + JedisURIHelper.getDBIndex(uri)
+                            + ", but a Redis Cluster has only database 0; remove /" + JedisURIHelper.getDBIndex(uri),
+                    null);
         }
         return uri;
     }
@@ -121,8 +132,10 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
                 }
             }
             if (port <= 0 || port > 65_535) {
-                throw settings.problem(key, "needs host:port entries separated by commas in " + settings.key(key)
-                        + ", got '" + node + "'", null);
+                throw settings.problem(
+                        key,
+                        "needs host:port entries separated by commas in " + settings.key(key) + ", got '" + node + "'",
+                        null);
             }
             String host = node.substring(0, colon);
             if (host.startsWith("[") && host.endsWith("]")) {

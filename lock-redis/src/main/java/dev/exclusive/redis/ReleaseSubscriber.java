@@ -106,7 +106,9 @@ final class ReleaseSubscriber {
             try {
                 current.unsubscribe();
             } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "Store ''{0}'': unsubscribing failed; the thread is interrupted instead",
+                LOG.log(
+                        Level.DEBUG,
+                        "Store ''{0}'': unsubscribing failed; the thread is interrupted instead",
                         storeName);
             }
         }
@@ -140,8 +142,12 @@ final class ReleaseSubscriber {
                     return;
                 }
                 if (!failing || current.confirmed) {
-                    LOG.log(Level.WARNING, "Store ''{0}'': the release subscription is down ({1}); waiters poll "
-                            + "at most every second until it is back", storeName, e.toString());
+                    LOG.log(
+                            Level.WARNING,
+                            "Store ''{0}'': the release subscription is down ({1}); waiters poll "
+                                    + "at most every second until it is back",
+                            storeName,
+                            e.toString());
                 }
                 failing = true;
                 if (current.confirmed) {

@@ -12,19 +12,20 @@ import redis.clients.jedis.RedisClient;
  */
 public final class CounterWorker {
 
-    private CounterWorker() {
-    }
+    private CounterWorker() {}
 
     public static void main(String[] args) {
         URI url = URI.create(args[0]);
         String lockName = args[1];
         String counterKey = args[2];
         int rounds = Integer.parseInt(args[3]);
-        try (LockRegistry registry = LockRegistry.builder().store("redis", RedisLockStore.create(url)).build();
+        try (LockRegistry registry = LockRegistry.builder()
+                        .store("redis", RedisLockStore.create(url))
+                        .build();
                 RedisClient redis = RedisClient.create(url)) {
             for (int i = 0; i < rounds; i++) {
-                LockResult<Void> result = registry.lock(lockName, Duration.ofSeconds(30)).block(Duration.ofSeconds(60),
-                        () -> {
+                LockResult<Void> result = registry.lock(lockName, Duration.ofSeconds(30))
+                        .block(Duration.ofSeconds(60), () -> {
                             String value = redis.get(counterKey);
                             redis.set(counterKey, Long.toString(value == null ? 1 : Long.parseLong(value) + 1));
                             return null;

@@ -34,10 +34,19 @@ class CrossProcessTest {
         String counterKey = run + ":counter";
         List<Process> workers = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            workers.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                    System.getProperty("java.class.path"), CounterWorker.class.getName(), RedisServers.SHARED_URL,
-                    run + ":lock", counterKey, Integer.toString(ROUNDS))
-                    .redirectErrorStream(true).redirectOutput(folder.resolve("worker-" + i + ".log").toFile()).start());
+            workers.add(new ProcessBuilder(
+                            Path.of(System.getProperty("java.home"), "bin", "java")
+                                    .toString(),
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            CounterWorker.class.getName(),
+                            RedisServers.SHARED_URL,
+                            run + ":lock",
+                            counterKey,
+                            Integer.toString(ROUNDS))
+                    .redirectErrorStream(true)
+                    .redirectOutput(folder.resolve("worker-" + i + ".log").toFile())
+                    .start());
         }
         try {
             for (int i = 0; i < workers.size(); i++) {

@@ -39,15 +39,20 @@ class RedisClusterLockStoreTest extends LockStoreContract {
         folder = Files.createTempDirectory("exclusive-redis-cluster");
         List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
         for (int port : PORTS) {
-            RedisServers.start(port, folder, "--cluster-enabled", "yes", "--cluster-config-file",
+            RedisServers.start(
+                    port,
+                    folder,
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
                     folder.resolve("nodes-" + port + ".conf").toString());
             create.add(RedisServers.HOST + ":" + port);
         }
         create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
         RedisServers.run(create);
         for (int port : PORTS) {
-            RedisServers.awaitTrue(() -> clusterStateOk(port), Duration.ofSeconds(30),
-                    "cluster_state:ok on port " + port);
+            RedisServers.awaitTrue(
+                    () -> clusterStateOk(port), Duration.ofSeconds(30), "cluster_state:ok on port " + port);
         }
     }
 
@@ -67,8 +72,16 @@ class RedisClusterLockStoreTest extends LockStoreContract {
 
     @Override
     protected LockStore createStore() {
-        return new RedisLockStoreProvider().create(STORE, Map.of("nodes",
-                "127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103", "connect-timeout", "2s", "socket-timeout", "2s"));
+        return new RedisLockStoreProvider()
+                .create(
+                        STORE,
+                        Map.of(
+                                "nodes",
+                                "127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103",
+                                "connect-timeout",
+                                "2s",
+                                "socket-timeout",
+                                "2s"));
     }
 
     @Test
@@ -78,7 +91,9 @@ class RedisClusterLockStoreTest extends LockStoreContract {
             String name = "spread:" + i;
             assertTrue(lock(name).get(), name);
             int slot = JedisClusterCRC16.getSlot(RedisKeys.lockKey(lock(name).name()));
-            assertEquals(slot, JedisClusterCRC16.getSlot(RedisKeys.fenceKey(lock(name).name())),
+            assertEquals(
+                    slot,
+                    JedisClusterCRC16.getSlot(RedisKeys.fenceKey(lock(name).name())),
                     "both keys of a lock share a slot");
             masters.add(slot * PORTS.length / 16_384); // redis-cli splits the slots into equal ranges
         }

@@ -12,8 +12,27 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 
 class RedisKeysTest {
 
-    private static final List<String> NAMES = List.of("a", "{a}", "a}", "{", "}", "}{", "x}{y", "%", "%7D", "%25",
-            "%u D800", "\uD800", "\uD801", "\uDC00", "emoji-\uD83D\uDD12", "*", "?", "[a]", "a\\b", "импорт");
+    private static final List<String> NAMES = List.of(
+            "a",
+            "{a}",
+            "a}",
+            "{",
+            "}",
+            "}{",
+            "x}{y",
+            "%",
+            "%7D",
+            "%25",
+            "%u D800",
+            "\uD800",
+            "\uD801",
+            "\uDC00",
+            "emoji-\uD83D\uDD12",
+            "*",
+            "?",
+            "[a]",
+            "a\\b",
+            "импорт");
 
     @Test
     void differentNamesGiveDifferentKeys() {
@@ -26,11 +45,15 @@ class RedisKeysTest {
     @Test
     void bothKeysOfALockShareAHashSlotWhateverTheNameHolds() {
         for (String name : NAMES) {
-            assertEquals(JedisClusterCRC16.getSlot(RedisKeys.lockKey(name)),
-                    JedisClusterCRC16.getSlot(RedisKeys.fenceKey(name)), name);
+            assertEquals(
+                    JedisClusterCRC16.getSlot(RedisKeys.lockKey(name)),
+                    JedisClusterCRC16.getSlot(RedisKeys.fenceKey(name)),
+                    name);
         }
-        assertNotEquals(JedisClusterCRC16.getSlot(RedisKeys.lockKey("x}{y")),
-                JedisClusterCRC16.getSlot(RedisKeys.lockKey("x")), "a brace in the name does not cut the tag short");
+        assertNotEquals(
+                JedisClusterCRC16.getSlot(RedisKeys.lockKey("x}{y")),
+                JedisClusterCRC16.getSlot(RedisKeys.lockKey("x")),
+                "a brace in the name does not cut the tag short");
     }
 
     @Test

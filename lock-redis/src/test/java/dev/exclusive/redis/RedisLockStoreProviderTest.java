@@ -16,16 +16,30 @@ class RedisLockStoreProviderTest {
 
     @Test
     void serviceLoaderFindsTheRedisType() {
-        assertInstanceOf(RedisLockStoreProvider.class,
+        assertInstanceOf(
+                RedisLockStoreProvider.class,
                 LockStoreProvider.forType("redis", getClass().getClassLoader()));
     }
 
     @Test
     void providerBuildsAStoreFromAUrlWithDatabaseTimeoutsAndPoolSize() {
         RedisServers.requireSharedRedis();
-        try (LockRegistry registry = LockRegistry.builder().store("shared", "redis", Map.of("url",
-                RedisServers.SHARED_URL + "/2", "prefix", "provider-test:", "connect-timeout", "500ms",
-                "socket-timeout", "PT1S", "pool-size", "4")).build()) {
+        try (LockRegistry registry = LockRegistry.builder()
+                .store(
+                        "shared",
+                        "redis",
+                        Map.of(
+                                "url",
+                                RedisServers.SHARED_URL + "/2",
+                                "prefix",
+                                "provider-test:",
+                                "connect-timeout",
+                                "500ms",
+                                "socket-timeout",
+                                "PT1S",
+                                "pool-size",
+                                "4"))
+                .build()) {
             Lock lock = registry.lock("x", 10);
             assertEquals("provider-test:x", lock.name());
             assertTrue(lock.get());
@@ -58,8 +72,9 @@ class RedisLockStoreProviderTest {
 
     @Test
     void clusterAndSentinelSettingsAreChecked() {
-        assertKey("nodes", Map.of("nodes", "127.0.0.1:7101", "sentinels", "127.0.0.1:26379",
-                "sentinel-master", "mymaster"));
+        assertKey(
+                "nodes",
+                Map.of("nodes", "127.0.0.1:7101", "sentinels", "127.0.0.1:26379", "sentinel-master", "mymaster"));
         assertKey("sentinels", Map.of("sentinel-master", "mymaster"));
         assertKey("sentinel-master", Map.of("sentinels", "127.0.0.1:26379"));
         assertKey("nodes", Map.of("nodes", "127.0.0.1"));
@@ -68,8 +83,10 @@ class RedisLockStoreProviderTest {
     }
 
     private static LockConfigurationException assertKey(String key, Map<String, String> settings) {
-        LockConfigurationException e = assertThrows(LockConfigurationException.class,
-                () -> new RedisLockStoreProvider().create("shared", settings), String.valueOf(settings));
+        LockConfigurationException e = assertThrows(
+                LockConfigurationException.class,
+                () -> new RedisLockStoreProvider().create("shared", settings),
+                String.valueOf(settings));
         assertEquals(key, e.key().orElseThrow(), e.getMessage());
         assertTrue(e.getMessage().contains("'shared'"), e.getMessage());
         return e;

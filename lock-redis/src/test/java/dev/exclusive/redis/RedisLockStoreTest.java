@@ -26,8 +26,11 @@ class RedisLockStoreTest extends LockStoreContract {
 
     @Override
     protected LockStore createStore() {
-        return RedisLockStore.builder().url(URI.create(RedisServers.SHARED_URL)).storeName(STORE)
-                .fenceRetention(Duration.ofMinutes(5)).build();
+        return RedisLockStore.builder()
+                .url(URI.create(RedisServers.SHARED_URL))
+                .storeName(STORE)
+                .fenceRetention(Duration.ofMinutes(5))
+                .build();
     }
 
     @Test

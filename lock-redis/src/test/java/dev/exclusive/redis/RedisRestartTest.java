@@ -55,7 +55,8 @@ class RedisRestartTest {
 
     @Test
     void callsFailFastWhileRedisIsDownAndTheSameStoreRecovers() throws Exception {
-        assertTrue(store.tryAcquire("before", "a", HOLDER, Duration.ofSeconds(30)).acquired());
+        assertTrue(
+                store.tryAcquire("before", "a", HOLDER, Duration.ofSeconds(30)).acquired());
         assertWaiterWokenByRelease();
 
         RedisServers.stop(PORT);
@@ -66,7 +67,8 @@ class RedisRestartTest {
         assertFailsFast(() -> store.inspect("before"));
         assertFailsFast(() -> store.list("", 10));
         assertFailsFast(store::ping);
-        try (LockRegistry registry = LockRegistry.builder().store("restart", peer).build()) {
+        try (LockRegistry registry =
+                LockRegistry.builder().store("restart", peer).build()) {
             Lock lock = registry.lock("during", Duration.ofSeconds(30));
             assertFailsFast(lock::get);
             assertFailsFast(() -> lock.block(Duration.ofSeconds(30)));
@@ -78,19 +80,20 @@ class RedisRestartTest {
 
         RedisServers.start(PORT, folder);
         try (Jedis jedis = new Jedis(RedisServers.HOST, PORT)) {
-            assertFalse(jedis.scriptExists(RedisScript.ACQUIRE.sha()),
-                    "a restarted Redis has forgotten the scripts");
+            assertFalse(jedis.scriptExists(RedisScript.ACQUIRE.sha()), "a restarted Redis has forgotten the scripts");
         }
         Acquisition after = store.tryAcquire("before", "b", HOLDER, Duration.ofSeconds(30));
-        assertTrue(after.acquired(), "the lock held before the restart is gone (no persistence) and the store "
-                + "reloads its script");
+        assertTrue(
+                after.acquired(),
+                "the lock held before the restart is gone (no persistence) and the store " + "reloads its script");
         assertTrue(store.release("before", "b"));
         assertWaiterWokenByRelease();
     }
 
     /** A waiter blocked in awaitRelease returns on a release by another store: pub/sub, not a timeout. */
     private void assertWaiterWokenByRelease() throws Exception {
-        assertTrue(peer.tryAcquire("handoff", "holder", HOLDER, Duration.ofSeconds(60)).acquired());
+        assertTrue(peer.tryAcquire("handoff", "holder", HOLDER, Duration.ofSeconds(60))
+                .acquired());
         store.subscriber().start();
         assertTrue(store.subscriber().awaitListening(20, TimeUnit.SECONDS), "the subscriber (re)connects");
         CompletableFuture<Long> woken = CompletableFuture.supplyAsync(() -> {
@@ -114,13 +117,16 @@ class RedisRestartTest {
         LockStoreUnavailableException e = assertThrows(LockStoreUnavailableException.class, call);
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(millis < 5_000, "failed after " + millis + " ms");
-        assertTrue(e.getMessage().contains("127.0.0.1:" + PORT) || e.getMessage().contains("restart"),
-                e.getMessage());
+        assertTrue(
+                e.getMessage().contains("127.0.0.1:" + PORT) || e.getMessage().contains("restart"), e.getMessage());
     }
 
     private static RedisLockStore newStore() {
-        return RedisLockStore.builder().url(URI.create("redis://" + RedisServers.HOST + ":" + PORT))
-                .storeName("restart").connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(1))
+        return RedisLockStore.builder()
+                .url(URI.create("redis://" + RedisServers.HOST + ":" + PORT))
+                .storeName("restart")
+                .connectTimeout(Duration.ofSeconds(1))
+                .socketTimeout(Duration.ofSeconds(1))
                 .build();
     }
 }

@@ -35,8 +35,11 @@ class RedisScriptsTest {
 
     @BeforeEach
     void openStore() {
-        store = RedisLockStore.builder().url(URI.create(RedisServers.SHARED_URL)).storeName("scripts")
-                .fenceRetention(Duration.ofMinutes(5)).build();
+        store = RedisLockStore.builder()
+                .url(URI.create(RedisServers.SHARED_URL))
+                .storeName("scripts")
+                .fenceRetention(Duration.ofMinutes(5))
+                .build();
         prefix = "scripts-" + UUID.randomUUID().toString().substring(0, 8) + ":";
     }
 
@@ -54,7 +57,9 @@ class RedisScriptsTest {
         LockEntry entry = store.inspect(name).orElseThrow();
         assertEquals("alice", entry.owner());
         assertEquals(HOLDER, entry.holder());
-        assertTrue(entry.remaining().compareTo(TTL.plusMillis(2)) <= 0, "bob's extend changed nothing: " + entry.remaining());
+        assertTrue(
+                entry.remaining().compareTo(TTL.plusMillis(2)) <= 0,
+                "bob's extend changed nothing: " + entry.remaining());
         assertTrue(store.release(name, "alice"));
     }
 
@@ -64,15 +69,16 @@ class RedisScriptsTest {
         assertTrue(store.tryAcquire(name, "alice", HOLDER, TTL).acquired());
         Acquisition busy = store.tryAcquire(name, "bob", HOLDER, TTL);
         Duration remaining = assertInstanceOf(Acquisition.Busy.class, busy).remaining();
-        assertTrue(remaining.compareTo(Duration.ofSeconds(25)) > 0 && remaining.compareTo(TTL.plusMillis(2)) <= 0,
+        assertTrue(
+                remaining.compareTo(Duration.ofSeconds(25)) > 0 && remaining.compareTo(TTL.plusMillis(2)) <= 0,
                 String.valueOf(remaining));
     }
 
     @Test
     void anExpiredKeyIsFreeAndItsOldOwnerHoldsNothing() throws InterruptedException {
         String name = prefix + "expiring";
-        Acquisition.Acquired first = (Acquisition.Acquired) store.tryAcquire(name, "alice", HOLDER,
-                Duration.ofMillis(50));
+        Acquisition.Acquired first =
+                (Acquisition.Acquired) store.tryAcquire(name, "alice", HOLDER, Duration.ofMillis(50));
         RedisServers.awaitTrue(() -> store.inspect(name).isEmpty(), Duration.ofSeconds(5), "the lease to expire");
         assertFalse(store.release(name, "alice"));
         assertFalse(store.extend(name, "alice", TTL));
@@ -125,19 +131,26 @@ class RedisScriptsTest {
         }
         for (String name : names) {
             assertFalse(store.tryAcquire(prefix + name, "bob", HOLDER, TTL).acquired(), name);
-            assertEquals(prefix + name, store.inspect(prefix + name).orElseThrow().name());
+            assertEquals(
+                    prefix + name, store.inspect(prefix + name).orElseThrow().name());
         }
         assertEquals(names.size(), store.list(prefix, 100).size());
-        assertEquals(List.of(prefix + "x}{y"), store.list(prefix + "x}", 100).stream().map(LockEntry::name).toList());
+        assertEquals(
+                List.of(prefix + "x}{y"),
+                store.list(prefix + "x}", 100).stream().map(LockEntry::name).toList());
     }
 
     @Test
     void listingHonoursTheLimitAndLeavesOutExpiredLocks() throws InterruptedException {
         for (int i = 0; i < 5; i++) {
-            assertTrue(store.tryAcquire(prefix + "live:" + i, "alice", HOLDER, TTL).acquired());
+            assertTrue(
+                    store.tryAcquire(prefix + "live:" + i, "alice", HOLDER, TTL).acquired());
         }
-        assertTrue(store.tryAcquire(prefix + "live:short", "alice", HOLDER, Duration.ofMillis(30)).acquired());
-        RedisServers.awaitTrue(() -> store.inspect(prefix + "live:short").isEmpty(), Duration.ofSeconds(5),
+        assertTrue(store.tryAcquire(prefix + "live:short", "alice", HOLDER, Duration.ofMillis(30))
+                .acquired());
+        RedisServers.awaitTrue(
+                () -> store.inspect(prefix + "live:short").isEmpty(),
+                Duration.ofSeconds(5),
                 "the short lease to expire");
         assertEquals(5, store.list(prefix + "live:", 100).size());
         assertEquals(2, store.list(prefix + "live:", 2).size());

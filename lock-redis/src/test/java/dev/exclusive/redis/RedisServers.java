@@ -26,8 +26,7 @@ final class RedisServers {
     static final int SHARED_PORT = 6379;
     static final String SHARED_URL = "redis://" + HOST + ":" + SHARED_PORT;
 
-    private RedisServers() {
-    }
+    private RedisServers() {}
 
     /** Skips (or under CI fails) the calling test when the shared Redis does not answer. */
     static void requireSharedRedis() {
@@ -60,8 +59,12 @@ final class RedisServers {
 
     /** @return whether a Redis answers PING on the port within a second */
     static boolean answers(int port) {
-        try (Jedis jedis = new Jedis(new HostAndPort(HOST, port), DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(1_000).socketTimeoutMillis(1_000).build())) {
+        try (Jedis jedis = new Jedis(
+                new HostAndPort(HOST, port),
+                DefaultJedisClientConfig.builder()
+                        .connectionTimeoutMillis(1_000)
+                        .socketTimeoutMillis(1_000)
+                        .build())) {
             return "PONG".equals(jedis.ping());
         } catch (RuntimeException e) {
             return false;
@@ -77,9 +80,22 @@ final class RedisServers {
      */
     static void start(int port, Path dir, String... extra) throws IOException, InterruptedException {
         stop(port); // a previous run that died may have left it running
-        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
-                HOST, "--save", "", "--appendonly", "no", "--daemonize", "yes", "--dir", dir.toString(),
-                "--logfile", dir.resolve("redis-" + port + ".log").toString()));
+        List<String> command = new ArrayList<>(List.of(
+                "redis-server",
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                HOST,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "yes",
+                "--dir",
+                dir.toString(),
+                "--logfile",
+                dir.resolve("redis-" + port + ".log").toString()));
         command.addAll(List.of(extra));
         run(command);
         awaitTrue(() -> answers(port), Duration.ofSeconds(10), "redis-server on port " + port + " to answer");

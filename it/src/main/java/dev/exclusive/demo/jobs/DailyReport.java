@@ -18,8 +18,7 @@ public class DailyReport {
     private final AtomicInteger rebuilds = new AtomicInteger();
 
     /** A rebuilt report. */
-    public record Report(int number, Instant startedAt, Instant finishedAt) {
-    }
+    public record Report(int number, Instant startedAt, Instant finishedAt) {}
 
     /**
      * @param work how long the rebuild takes

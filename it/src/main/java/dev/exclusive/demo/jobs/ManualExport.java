@@ -20,8 +20,7 @@ public class ManualExport {
     LockRegistry locks;
 
     /** A finished export and the fencing token of the hold it ran under. */
-    public record Export(long fence, String store, Instant startedAt, Instant finishedAt) {
-    }
+    public record Export(long fence, String store, Instant startedAt, Instant finishedAt) {}
 
     /**
      * @param work how long the export takes

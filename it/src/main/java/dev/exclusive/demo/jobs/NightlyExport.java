@@ -23,8 +23,7 @@ public class NightlyExport {
     private final List<ExportRun> runs = new ArrayList<>();
 
     /** One export this server ran. */
-    public record ExportRun(Instant startedAt, String trigger) {
-    }
+    public record ExportRun(Instant startedAt, String trigger) {}
 
     @Schedule(hour = "2", minute = "0", persistent = false)
     @Exclusive(value = "exports:nightly", ttl = 600, onBusy = OnBusy.SKIP)

@@ -8,13 +8,12 @@ final class SimulatedWork {
     /** The longest a demo call may ask a job to take, so that a typo cannot hold a request thread for hours. */
     static final Duration MAX = Duration.ofSeconds(60);
 
-    private SimulatedWork() {
-    }
+    private SimulatedWork() {}
 
     static void take(Duration duration) {
         if (duration.isNegative() || duration.compareTo(MAX) > 0) {
-            throw new IllegalArgumentException("work must take between 0 and " + MAX.toSeconds() + " s, got "
-                    + duration.toSeconds() + " s");
+            throw new IllegalArgumentException(
+                    "work must take between 0 and " + MAX.toSeconds() + " s, got " + duration.toSeconds() + " s");
         }
         try {
             Thread.sleep(duration.toMillis());

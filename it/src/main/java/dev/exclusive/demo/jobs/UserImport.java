@@ -13,8 +13,7 @@ import java.time.Instant;
 public class UserImport {
 
     /** What an import did. */
-    public record ImportRun(Instant startedAt, Instant finishedAt) {
-    }
+    public record ImportRun(Instant startedAt, Instant finishedAt) {}
 
     /** @param work how long the import takes */
     @Exclusive(value = "imports:users", ttl = 60, maxWait = 5)

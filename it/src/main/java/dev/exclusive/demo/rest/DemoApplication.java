@@ -5,5 +5,4 @@ import jakarta.ws.rs.core.Application;
 
 /** Every demo endpoint lives under {@code /api}. */
 @ApplicationPath("api")
-public class DemoApplication extends Application {
-}
+public class DemoApplication extends Application {}

@@ -11,10 +11,13 @@ public class DemoBanner implements ServletContextListener {
 
     @Override
     public void contextInitialized(ServletContextEvent event) {
-        String port = ConfigProvider.getConfig().getOptionalValue("http.port", String.class).orElse("9080");
+        String port = ConfigProvider.getConfig()
+                .getOptionalValue("http.port", String.class)
+                .orElse("9080");
         String server = "http://localhost:" + port;
         String app = server + event.getServletContext().getContextPath();
-        System.out.println(String.join(System.lineSeparator(),
+        System.out.println(String.join(
+                System.lineSeparator(),
                 "Exclusive demo is up:",
                 "  REST      " + app + "/api/products   (see it/DEMO.md for every call)",
                 "  console   " + app + "/exclusive",

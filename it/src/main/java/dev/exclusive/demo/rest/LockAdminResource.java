@@ -35,7 +35,8 @@ public class LockAdminResource {
 
     /** @return the live locks of every configured store whose name starts with {@code prefix} */
     @GET
-    public List<LockInfo> liveLocks(@QueryParam("prefix") @DefaultValue("") String prefix,
+    public List<LockInfo> liveLocks(
+            @QueryParam("prefix") @DefaultValue("") String prefix,
             @QueryParam("limit") @DefaultValue("100") int limit) {
         List<LockInfo> live = new ArrayList<>();
         for (String store : locks.storeNames()) {
@@ -47,11 +48,12 @@ public class LockAdminResource {
     /** Frees a lock whoever holds it: 204 if it was held, 404 if it was free. */
     @DELETE
     @Path("{store}/{name}")
-    public Response forceRelease(@PathParam("store") String store, @PathParam("name") String name,
-            @Context SecurityContext security) {
+    public Response forceRelease(
+            @PathParam("store") String store, @PathParam("name") String name, @Context SecurityContext security) {
         boolean freed = locks.store(store).forceRelease(name);
         LOG.info(() -> security.getUserPrincipal().getName() + " force-released '" + name + "' in store '" + store
                 + "': " + (freed ? "it was held" : "it was free"));
-        return Response.status(freed ? Response.Status.NO_CONTENT : Response.Status.NOT_FOUND).build();
+        return Response.status(freed ? Response.Status.NO_CONTENT : Response.Status.NOT_FOUND)
+                .build();
     }
 }

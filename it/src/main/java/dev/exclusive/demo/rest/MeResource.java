@@ -15,8 +15,7 @@ import jakarta.ws.rs.core.SecurityContext;
 public class MeResource {
 
     /** The caller as the server sees them. */
-    public record Me(String user, boolean exclusiveAdmin) {
-    }
+    public record Me(String user, boolean exclusiveAdmin) {}
 
     @GET
     public Me me(@Context SecurityContext security) {

@@ -52,14 +52,17 @@ public class ProductResource {
 
     @POST
     @Path("{id}/purchase")
-    public Response purchase(@PathParam("id") long productId, @QueryParam("user") @DefaultValue("1") long userId,
+    public Response purchase(
+            @PathParam("id") long productId,
+            @QueryParam("user") @DefaultValue("1") long userId,
             @QueryParam("quantity") @DefaultValue("1") int quantity) {
         return created(purchases.purchase(productId, userId, quantity));
     }
 
     @POST
     @Path("{id}/purchase-without-lock")
-    public Response purchaseWithoutLock(@PathParam("id") long productId,
+    public Response purchaseWithoutLock(
+            @PathParam("id") long productId,
             @QueryParam("user") @DefaultValue("1") long userId,
             @QueryParam("quantity") @DefaultValue("1") int quantity) {
         return created(purchases.purchaseWithoutLock(productId, userId, quantity));

@@ -14,15 +14,16 @@ import jakarta.ws.rs.ext.Provider;
  */
 public final class ShopExceptionMappers {
 
-    private ShopExceptionMappers() {
-    }
+    private ShopExceptionMappers() {}
 
     /** The body of every error answer. */
-    public record Problem(String error, String message) {
-    }
+    public record Problem(String error, String message) {}
 
     static Response problem(Response.Status status, String error, String message) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON).entity(new Problem(error, message)).build();
+        return Response.status(status)
+                .type(MediaType.APPLICATION_JSON)
+                .entity(new Problem(error, message))
+                .build();
     }
 
     @Provider

@@ -15,7 +15,8 @@ public class Catalog {
     private EntityManager em;
 
     public List<Product> products() {
-        return em.createQuery("SELECT p FROM Product p ORDER BY p.id", Product.class).getResultList();
+        return em.createQuery("SELECT p FROM Product p ORDER BY p.id", Product.class)
+                .getResultList();
     }
 
     /** @throws UnknownProductException if there is no such product */
@@ -29,8 +30,9 @@ public class Catalog {
 
     /** @return how many orders the product has and how many units they took */
     public OrderSummary orders(long productId) {
-        Object[] row = em.createQuery("SELECT COUNT(o), COALESCE(SUM(o.quantity), 0) FROM ShopOrder o"
-                        + " WHERE o.productId = :id", Object[].class)
+        Object[] row = em.createQuery(
+                        "SELECT COUNT(o), COALESCE(SUM(o.quantity), 0) FROM ShopOrder o" + " WHERE o.productId = :id",
+                        Object[].class)
                 .setParameter("id", productId)
                 .getSingleResult();
         return new OrderSummary(productId, ((Number) row[0]).longValue(), ((Number) row[1]).longValue());
@@ -45,12 +47,13 @@ public class Catalog {
             throw new IllegalArgumentException("stock must not be negative, got " + stock);
         }
         Product product = product(productId);
-        em.createQuery("DELETE FROM ShopOrder o WHERE o.productId = :id").setParameter("id", productId).executeUpdate();
+        em.createQuery("DELETE FROM ShopOrder o WHERE o.productId = :id")
+                .setParameter("id", productId)
+                .executeUpdate();
         product.setStock(stock);
         return product;
     }
 
     /** How many orders a product has and the units they took. */
-    public record OrderSummary(long productId, long orders, long units) {
-    }
+    public record OrderSummary(long productId, long orders, long units) {}
 }

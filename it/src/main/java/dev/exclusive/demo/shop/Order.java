@@ -29,8 +29,7 @@ public class Order {
     @Column(name = "created_at", nullable = false)
     private Instant createdAt;
 
-    protected Order() {
-    }
+    protected Order() {}
 
     public Order(long productId, long userId, int quantity, Instant createdAt) {
         this.productId = productId;

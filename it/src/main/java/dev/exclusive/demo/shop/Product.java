@@ -19,8 +19,7 @@ public class Product {
     @Column(nullable = false)
     private int stock;
 
-    protected Product() {
-    }
+    protected Product() {}
 
     public Product(long id, String name, int stock) {
         this.id = id;

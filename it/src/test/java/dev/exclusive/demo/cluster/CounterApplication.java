@@ -5,5 +5,4 @@ import jakarta.ws.rs.core.Application;
 
 /** The REST root of the slim test deployments. */
 @ApplicationPath("api")
-public class CounterApplication extends Application {
-}
+public class CounterApplication extends Application {}

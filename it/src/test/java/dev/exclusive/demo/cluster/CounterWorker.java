@@ -14,8 +14,7 @@ import java.util.Map;
  */
 public final class CounterWorker {
 
-    private CounterWorker() {
-    }
+    private CounterWorker() {}
 
     public static void main(String[] args) throws IOException {
         try (LockRegistry registry = LockRegistry.builder()

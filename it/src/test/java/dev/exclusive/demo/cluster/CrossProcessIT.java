@@ -47,9 +47,14 @@ class CrossProcessIT {
         Files.deleteIfExists(counter);
         Files.deleteIfExists(Path.of(counter + ".ready"));
 
-        Process worker = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), CounterWorker.class.getName(),
-                Deployments.sharedLocksDir().toAbsolutePath().toString(), counter.toString(), Integer.toString(TIMES))
+        Process worker = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        CounterWorker.class.getName(),
+                        Deployments.sharedLocksDir().toAbsolutePath().toString(),
+                        counter.toString(),
+                        Integer.toString(TIMES))
                 .redirectErrorStream(true)
                 .redirectOutput(new File("target/cross-process-worker.log"))
                 .start();
@@ -62,8 +67,12 @@ class CrossProcessIT {
                 .post("api/it/counter?times=" + TIMES + "&file="
                         + URLEncoder.encode(counter.toString(), StandardCharsets.UTF_8)));
 
-        assertThat(worker.waitFor(120, TimeUnit.SECONDS)).as("the worker finished").isTrue();
-        assertThat(worker.exitValue()).as("worker exit code; see target/cross-process-worker.log").isZero();
+        assertThat(worker.waitFor(120, TimeUnit.SECONDS))
+                .as("the worker finished")
+                .isTrue();
+        assertThat(worker.exitValue())
+                .as("worker exit code; see target/cross-process-worker.log")
+                .isZero();
         assertThat(server.get(120, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         assertThat(SharedCounter.read(counter)).isEqualTo(2L * TIMES);
     }

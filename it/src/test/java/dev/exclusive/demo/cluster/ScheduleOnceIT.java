@@ -60,21 +60,24 @@ class ScheduleOnceIT {
         }
         assertThat(ticks).as("ticks that both servers fired within 60 s").hasSizeGreaterThanOrEqualTo(TICKS);
 
-        ticks.forEach((tick, outcomes) -> assertThat(outcomes).as("tick %d", tick)
-                .containsExactlyInAnyOrder("ran", "skipped"));
+        ticks.forEach((tick, outcomes) ->
+                assertThat(outcomes).as("tick %d", tick).containsExactlyInAnyOrder("ran", "skipped"));
     }
 
     /** @return tick → what each server did ({@code ran}/{@code skipped}), for ticks both servers recorded */
     private static Map<Long, List<String>> ticksFiredByBoth() throws IOException {
         List<String[]> lines = Files.exists(TICKS_FILE)
                 ? Files.readAllLines(TICKS_FILE, StandardCharsets.UTF_8).stream()
-                        .filter(line -> !line.isBlank()).map(line -> line.split(" ")).toList()
+                        .filter(line -> !line.isBlank())
+                        .map(line -> line.split(" "))
+                        .toList()
                 : List.of();
-        Map<Long, Set<String>> servers = lines.stream().collect(Collectors.groupingBy(
-                parts -> Long.parseLong(parts[0]), Collectors.mapping(parts -> parts[1], Collectors.toSet())));
+        Map<Long, Set<String>> servers = lines.stream()
+                .collect(Collectors.groupingBy(
+                        parts -> Long.parseLong(parts[0]), Collectors.mapping(parts -> parts[1], Collectors.toSet())));
         return lines.stream()
                 .filter(parts -> servers.get(Long.parseLong(parts[0])).size() == 2)
-                .collect(Collectors.groupingBy(parts -> Long.parseLong(parts[0]),
-                        Collectors.mapping(parts -> parts[2], Collectors.toList())));
+                .collect(Collectors.groupingBy(
+                        parts -> Long.parseLong(parts[0]), Collectors.mapping(parts -> parts[2], Collectors.toList())));
     }
 }

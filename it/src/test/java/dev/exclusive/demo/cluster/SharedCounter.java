@@ -17,8 +17,7 @@ public final class SharedCounter {
 
     public static final String LOCK = "it:counter";
 
-    private SharedCounter() {
-    }
+    private SharedCounter() {}
 
     /** Adds one, {@code times} times, each under the lock (waiting up to 30 s for it). */
     public static void increment(LockRegistry registry, Path counter, int times) {
@@ -33,7 +32,10 @@ public final class SharedCounter {
 
     public static long read(Path counter) {
         try {
-            return Files.exists(counter) ? Long.parseLong(Files.readString(counter, StandardCharsets.UTF_8).strip()) : 0;
+            return Files.exists(counter)
+                    ? Long.parseLong(
+                            Files.readString(counter, StandardCharsets.UTF_8).strip())
+                    : 0;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -53,8 +53,12 @@ public class TickTimer {
         long tick = Math.round((double) System.currentTimeMillis() / PERIOD_MILLIS);
         Path file = Path.of(ConfigProvider.getConfig().getValue("it.tick.dir", String.class), "ticks.txt");
         try {
-            Files.writeString(file, tick + " " + server + " " + what + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    file,
+                    tick + " " + server + " " + what + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

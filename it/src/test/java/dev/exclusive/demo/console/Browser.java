@@ -63,11 +63,20 @@ final class Browser implements AutoCloseable {
         }
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
                 "--window-size=1500,850");
         ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
         return new Browser(new ChromeDriver(service, options));
     }
 
@@ -77,8 +86,8 @@ final class Browser implements AutoCloseable {
      * not start on a URL that carries credentials.
      */
     void openAs(String user, String password, URL base, String path) {
-        String withCredentials = base.getProtocol() + "://" + user + ":" + password + "@" + base.getAuthority()
-                + base.getPath() + path;
+        String withCredentials =
+                base.getProtocol() + "://" + user + ":" + password + "@" + base.getAuthority() + base.getPath() + path;
         driver.get(withCredentials);
         open(base, path);
     }
@@ -99,7 +108,10 @@ final class Browser implements AutoCloseable {
 
     /** @return the row of lock {@code name}, or {@code null} if the grid does not show it */
     List<String> row(String name) {
-        return rows().stream().filter(cells -> cells.get(1).equals(name)).findFirst().orElse(null);
+        return rows().stream()
+                .filter(cells -> cells.get(1).equals(name))
+                .findFirst()
+                .orElse(null);
     }
 
     /** Clicks, finding the element again if the grid re-rendered it in between. */

@@ -44,7 +44,8 @@ import org.openqa.selenium.By;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleBrowserIT {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final Duration PAGE = Duration.ofSeconds(30);
     private static final Pattern REMAINING = Pattern.compile("(?:(\\d+) min )?(\\d+) s");
     private static final Pattern STARTED_AT = Pattern.compile("\"startedAt\":\"([^\"]+)\"");
@@ -85,8 +86,12 @@ class ConsoleBrowserIT {
                 String text = browser.dialogText();
                 return text.contains("imports:users") ? text : null;
             });
-            assertThat(dialog).contains("Lock: imports:users (store shared, fence " + fence + ")",
-                    "Holder: ", "UserImport#importUsers", "Expires at: ");
+            assertThat(dialog)
+                    .contains(
+                            "Lock: imports:users (store shared, fence " + fence + ")",
+                            "Holder: ",
+                            "UserImport#importUsers",
+                            "Expires at: ");
             browser.screenshot("force-release-confirmation");
 
             // a second import waits (up to 5 s) for the lock
@@ -97,8 +102,8 @@ class ConsoleBrowserIT {
             Instant confirmed = Instant.now();
             browser.click(By.cssSelector("vaadin-confirm-dialog-overlay vaadin-button[slot='confirm-button']"));
 
-            browser.await(PAGE, page -> browser.notifications()
-                    .contains("Released 'imports:users' in store 'shared'."));
+            browser.await(
+                    PAGE, page -> browser.notifications().contains("Released 'imports:users' in store 'shared'."));
             browser.await(PAGE, page -> {
                 List<String> row = browser.row("imports:users");
                 return row == null || Long.parseLong(row.get(7)) != fence;
@@ -109,11 +114,16 @@ class ConsoleBrowserIT {
             assertThat(proceeded.statusCode()).as(proceeded.body()).isEqualTo(200);
             Matcher started = STARTED_AT.matcher(proceeded.body());
             assertThat(started.find()).as(proceeded.body()).isTrue();
-            assertThat(Instant.parse(started.group(1))).as("the waiting import ran once the lock was freed")
+            assertThat(Instant.parse(started.group(1)))
+                    .as("the waiting import ran once the lock was freed")
                     .isAfter(confirmed.minusMillis(500));
             browser.await(PAGE, page -> browser.row("imports:users") == null);
-            assertThat(HTTP.send(HttpRequest.newBuilder(uri("test/force-releases")).GET().build(),
-                    HttpResponse.BodyHandlers.ofString()).body())
+            assertThat(HTTP.send(
+                                    HttpRequest.newBuilder(uri("test/force-releases"))
+                                            .GET()
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString())
+                            .body())
                     .as("fired as LockForceReleased with the user's name")
                     .isEqualTo("shared/imports:users released by admin");
         } finally {
@@ -127,13 +137,16 @@ class ConsoleBrowserIT {
         try (Browser browser = Browser.start()) {
             browser.openAs("operator", "operator", base, "exclusive");
 
-            String title = browser.await(PAGE, page -> browser.all(By.id("exclusive-console-refused")).isEmpty() ? null
-                    : browser.text(By.id("exclusive-console-refused")));
+            String title = browser.await(
+                    PAGE,
+                    page -> browser.all(By.id("exclusive-console-refused")).isEmpty()
+                            ? null
+                            : browser.text(By.id("exclusive-console-refused")));
             browser.screenshot("operator-refused");
 
             assertThat(title).isEqualTo("Access denied");
-            assertThat(browser.text(By.tagName("body"))).contains("signed in as 'operator'",
-                    "not in role 'exclusive-admin'");
+            assertThat(browser.text(By.tagName("body")))
+                    .contains("signed in as 'operator'", "not in role 'exclusive-admin'");
             assertThat(browser.all(By.id("exclusive-console-grid"))).isEmpty();
         }
     }
@@ -141,8 +154,8 @@ class ConsoleBrowserIT {
     @Test
     @Order(3)
     void anAnonymousVisitIsAskedToLogIn() throws Exception {
-        HttpResponse<String> anonymous = HTTP.send(HttpRequest.newBuilder(uri("exclusive")).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> anonymous =
+                HTTP.send(HttpRequest.newBuilder(uri("exclusive")).GET().build(), HttpResponse.BodyHandlers.ofString());
 
         assertThat(anonymous.statusCode()).isEqualTo(401);
         assertThat(anonymous.headers().firstValue("WWW-Authenticate")).hasValue("Basic realm=\"exclusive-demo\"");
@@ -165,8 +178,11 @@ class ConsoleBrowserIT {
         try (Browser browser = Browser.start()) {
             browser.openAs("admin", "admin", base, "exclusive");
 
-            browser.await(PAGE, page -> browser.row("reports:daily") != null && browser.row("exports:manual") != null
-                    && browser.row("imports:users") != null);
+            browser.await(
+                    PAGE,
+                    page -> browser.row("reports:daily") != null
+                            && browser.row("exports:manual") != null
+                            && browser.row("imports:users") != null);
             Path shot = browser.screenshot("console");
 
             assertThat(browser.row("exports:manual").get(3)).isEqualTo("ManualExport#run");
@@ -192,8 +208,12 @@ class ConsoleBrowserIT {
     }
 
     private CompletableFuture<HttpResponse<String>> post(String path) {
-        return HTTP.sendAsync(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(90))
-                .header("Accept", "application/json").POST(HttpRequest.BodyPublishers.noBody()).build(),
+        return HTTP.sendAsync(
+                HttpRequest.newBuilder(uri(path))
+                        .timeout(Duration.ofSeconds(90))
+                        .header("Accept", "application/json")
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 

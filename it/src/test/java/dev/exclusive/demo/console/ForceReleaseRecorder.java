@@ -22,8 +22,8 @@ public class ForceReleaseRecorder {
     private final List<String> events = new CopyOnWriteArrayList<>();
 
     void record(@Observes LockForceReleased event) {
-        events.add(event.storeName() + "/" + event.lockName() + " " + (event.released() ? "released" : "free")
-                + " by " + event.principalName());
+        events.add(event.storeName() + "/" + event.lockName() + " " + (event.released() ? "released" : "free") + " by "
+                + event.principalName());
     }
 
     List<String> events() {

@@ -49,11 +49,15 @@ class JpaStoreIT {
         assertThat(lock.get()).isTrue();
         try {
             assertThat(ownerInTable(lock.name())).isEqualTo(lock.owner());
-            assertThat(db.liveLocks("it:jpa:", 10)).extracting(info -> info.owner()).containsExactly(lock.owner());
+            assertThat(db.liveLocks("it:jpa:", 10))
+                    .extracting(info -> info.owner())
+                    .containsExactly(lock.owner());
         } finally {
             assertThat(lock.release()).isTrue();
         }
-        assertThat(ownerInTable(lock.name())).as("the row stays, free, to keep the fence").isNull();
+        assertThat(ownerInTable(lock.name()))
+                .as("the row stays, free, to keep the fence")
+                .isNull();
     }
 
     @Test
@@ -62,12 +66,15 @@ class JpaStoreIT {
         transaction.begin();
         try {
             assertThat(lock.get()).isTrue();
-            assertThat(ownerInTable(lock.name())).as("visible to another connection before the caller commits")
+            assertThat(ownerInTable(lock.name()))
+                    .as("visible to another connection before the caller commits")
                     .isEqualTo(lock.owner());
         } finally {
             transaction.rollback();
         }
-        assertThat(lock.isLocked()).as("the caller's rollback does not undo the lock").isTrue();
+        assertThat(lock.isLocked())
+                .as("the caller's rollback does not undo the lock")
+                .isTrue();
         assertThat(db.lock("it:jpa:own-transaction", 30).get()).isFalse();
         assertThat(lock.release()).isTrue();
     }
@@ -88,8 +95,8 @@ class JpaStoreIT {
     /** Reads the row through a connection of its own, outside any transaction of this test. */
     private String ownerInTable(String name) throws SQLException {
         try (Connection connection = locks.getConnection();
-                PreparedStatement select = connection.prepareStatement(
-                        "SELECT owner FROM exclusive_lock WHERE name = ?")) {
+                PreparedStatement select =
+                        connection.prepareStatement("SELECT owner FROM exclusive_lock WHERE name = ?")) {
             select.setString(1, name);
             try (ResultSet row = select.executeQuery()) {
                 assertThat(row.next()).as("a row for " + name).isTrue();

@@ -33,8 +33,7 @@ class ExclusiveSemanticsIT {
     @Deployment
     static WebArchive deployment() {
         return Deployments.slim("semantics-it.war", Deployments.LOCK_CONFIG)
-                .addClasses(Guarded.class, GuardedCdiBean.class, GuardedStatelessBean.class,
-                        GuardedSingletonBean.class)
+                .addClasses(Guarded.class, GuardedCdiBean.class, GuardedStatelessBean.class, GuardedSingletonBean.class)
                 .addAsWebInfResource(ejbJarWithLockBusyAsApplicationException(), "ejb-jar.xml");
     }
 
@@ -108,11 +107,12 @@ class ExclusiveSemanticsIT {
 
         assertThatThrownBy(() -> bean.hold(key, new CountDownLatch(1), new CountDownLatch(0), log))
                 .isInstanceOf(LockBusyException.class)
-                .satisfies(e -> assertThat(((LockBusyException) e).lockName()).hasValueSatisfying(
-                        name -> assertThat(name).endsWith(key)));
+                .satisfies(e -> assertThat(((LockBusyException) e).lockName())
+                        .hasValueSatisfying(name -> assertThat(name).endsWith(key)));
         leave.countDown();
         assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo("hold");
-        assertThat(bean.hold(key, new CountDownLatch(1), new CountDownLatch(0), log)).isEqualTo("hold");
+        assertThat(bean.hold(key, new CountDownLatch(1), new CountDownLatch(0), log))
+                .isEqualTo("hold");
         assertThat(log).containsExactly("hold", "hold");
     }
 
@@ -150,7 +150,9 @@ class ExclusiveSemanticsIT {
             throws InterruptedException {
         CountDownLatch entered = new CountDownLatch(1);
         Future<String> holder = executor.submit(() -> bean.hold(key, entered, leave, log));
-        assertThat(entered.await(30, TimeUnit.SECONDS)).as("the holder entered the method").isTrue();
+        assertThat(entered.await(30, TimeUnit.SECONDS))
+                .as("the holder entered the method")
+                .isTrue();
         return holder;
     }
 }

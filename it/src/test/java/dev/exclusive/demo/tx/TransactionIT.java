@@ -57,11 +57,15 @@ class TransactionIT {
         transaction.begin();
         try {
             counters.touchInCallersTransaction("commit");
-            assertThat(locks.lock("it:tx:joined:commit", 1).isLocked()).as("held before the commit").isTrue();
+            assertThat(locks.lock("it:tx:joined:commit", 1).isLocked())
+                    .as("held before the commit")
+                    .isTrue();
         } finally {
             transaction.commit();
         }
-        assertThat(locks.lock("it:tx:joined:commit", 1).isLocked()).as("released by the commit").isFalse();
+        assertThat(locks.lock("it:tx:joined:commit", 1).isLocked())
+                .as("released by the commit")
+                .isFalse();
     }
 
     @Test

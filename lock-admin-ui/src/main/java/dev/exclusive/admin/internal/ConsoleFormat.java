@@ -10,8 +10,7 @@ public final class ConsoleFormat {
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
-    private ConsoleFormat() {
-    }
+    private ConsoleFormat() {}
 
     /**
      * A remaining lease as operators read it: {@code 42 s}, {@code 4 min 05 s}, {@code 2 h 03 min}; whole seconds

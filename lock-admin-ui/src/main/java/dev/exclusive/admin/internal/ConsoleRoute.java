@@ -28,7 +28,8 @@ public class ConsoleRoute {
     }
 
     void register(@Observes ServiceInitEvent event) {
-        ApplicationRouteRegistry registry = ApplicationRouteRegistry.getInstance(event.getSource().getContext());
+        ApplicationRouteRegistry registry =
+                ApplicationRouteRegistry.getInstance(event.getSource().getContext());
         RouteConfiguration.forRegistry(registry).setRoute(settings.route(), LockConsoleView.class);
     }
 }

@@ -26,8 +26,8 @@ public record ConsoleSettings(String route, String role, Duration refresh, int s
     public static final String REFRESH = "exclusive.console.refresh-millis";
     public static final String SCAN_LIMIT = "exclusive.console.scan-limit";
 
-    public static final ConsoleSettings DEFAULTS = new ConsoleSettings("exclusive", "exclusive-admin",
-            Duration.ofSeconds(1), 10_000);
+    public static final ConsoleSettings DEFAULTS =
+            new ConsoleSettings("exclusive", "exclusive-admin", Duration.ofSeconds(1), 10_000);
 
     /**
      * @param config the application's configuration
@@ -36,13 +36,15 @@ public record ConsoleSettings(String route, String role, Duration refresh, int s
      */
     public static ConsoleSettings read(Config config) {
         List<String> problems = new ArrayList<>();
-        String route = config.getOptionalValue(ROUTE, String.class).map(ConsoleSettings::trimSlashes)
+        String route = config.getOptionalValue(ROUTE, String.class)
+                .map(ConsoleSettings::trimSlashes)
                 .orElse(DEFAULTS.route);
-        if (route.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '?'
-                || c == '#')) {
+        if (route.chars()
+                .anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c) || c == '?' || c == '#')) {
             problems.add(ROUTE + " must be a path without spaces, '?' or '#', got '" + route + "'");
         }
-        String role = config.getOptionalValue(ROLE, String.class).map(String::strip).orElse(DEFAULTS.role);
+        String role =
+                config.getOptionalValue(ROLE, String.class).map(String::strip).orElse(DEFAULTS.role);
         if (role.isEmpty()) {
             problems.add(ROLE + " must name a role, got an empty value; remove it to use '" + DEFAULTS.role + "'");
         }
@@ -60,8 +62,8 @@ public record ConsoleSettings(String route, String role, Duration refresh, int s
         return new ConsoleSettings(route, role, Duration.ofMillis(refreshMillis), scanLimit);
     }
 
-    private static <T extends Number> T number(Config config, String key, Function<String, T> parse, T fallback,
-            List<String> problems) {
+    private static <T extends Number> T number(
+            Config config, String key, Function<String, T> parse, T fallback, List<String> problems) {
         Optional<String> text = config.getOptionalValue(key, String.class);
         if (text.isEmpty()) {
             return fallback;

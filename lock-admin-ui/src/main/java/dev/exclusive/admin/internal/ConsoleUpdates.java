@@ -80,8 +80,11 @@ public class ConsoleUpdates {
             try {
                 subscriber.run();
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "A lock console failed to refresh after a lock change; it refreshes again"
-                        + " at its next periodic refresh", e);
+                LOG.log(
+                        Level.WARNING,
+                        "A lock console failed to refresh after a lock change; it refreshes again"
+                                + " at its next periodic refresh",
+                        e);
             }
         }
     }

@@ -30,7 +30,6 @@ class ConsoleAccessTest {
 
     @Test
     void nobodySignedInMustLogIn() {
-        assertThat(ConsoleAccess.decide(null, role -> true, "exclusive-admin"))
-                .isEqualTo(ConsoleAccess.LOGIN_REQUIRED);
+        assertThat(ConsoleAccess.decide(null, role -> true, "exclusive-admin")).isEqualTo(ConsoleAccess.LOGIN_REQUIRED);
     }
 }

@@ -13,15 +13,17 @@ import org.junit.jupiter.api.Test;
 class ConsoleSettingsTest {
 
     private static Config config(Map<String, String> properties) {
-        return new SmallRyeConfigBuilder().withSources(new PropertiesConfigSource(properties, "test", 500)).build();
+        return new SmallRyeConfigBuilder()
+                .withSources(new PropertiesConfigSource(properties, "test", 500))
+                .build();
     }
 
     @Test
     void withNothingSetTheConsoleIsAtExclusiveForRoleExclusiveAdmin() {
         ConsoleSettings settings = ConsoleSettings.read(config(Map.of()));
 
-        assertThat(settings).isEqualTo(new ConsoleSettings("exclusive", "exclusive-admin", Duration.ofSeconds(1),
-                10_000));
+        assertThat(settings)
+                .isEqualTo(new ConsoleSettings("exclusive", "exclusive-admin", Duration.ofSeconds(1), 10_000));
     }
 
     @Test
@@ -38,9 +40,9 @@ class ConsoleSettingsTest {
     @Test
     void badValuesAreAllReportedWithTheirKeys() {
         assertThatThrownBy(() -> ConsoleSettings.read(config(Map.of(
-                ConsoleSettings.ROUTE, "ops locks",
-                ConsoleSettings.REFRESH, "soon",
-                ConsoleSettings.SCAN_LIMIT, "0"))))
+                        ConsoleSettings.ROUTE, "ops locks",
+                        ConsoleSettings.REFRESH, "soon",
+                        ConsoleSettings.SCAN_LIMIT, "0"))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("exclusive.console.route must be a path without spaces")
                 .hasMessageContaining("exclusive.console.refresh-millis must be a whole number, got 'soon'")

@@ -34,8 +34,12 @@ final class ConfiguredStores {
     private final String defaultStore;
     private final String instanceName;
 
-    private ConfiguredStores(Map<String, LockStore> stores, Map<String, String> prefixes, Map<String, String> types,
-            String defaultStore, String instanceName) {
+    private ConfiguredStores(
+            Map<String, LockStore> stores,
+            Map<String, String> prefixes,
+            Map<String, String> types,
+            String defaultStore,
+            String instanceName) {
         this.stores = stores;
         this.prefixes = prefixes;
         this.types = types;
@@ -70,12 +74,16 @@ final class ConfiguredStores {
             stores.values().forEach(ConfiguredStores::closeQuietly);
             stores.clear();
         }
-        return new ConfiguredStores(stores, prefixes, types, defaultStore,
+        return new ConfiguredStores(
+                stores,
+                prefixes,
+                types,
+                defaultStore,
                 configuration.instanceName().orElse(null));
     }
 
-    private static LockStore buildStore(String name, Map<String, String> settings, ClassLoader loader,
-            Problems problems) {
+    private static LockStore buildStore(
+            String name, Map<String, String> settings, ClassLoader loader, Problems problems) {
         String base = LockConfiguration.STORE_PREFIX + name;
         String type = settings.get("type");
         if (type == null || type.isEmpty()) {
@@ -110,8 +118,9 @@ final class ConfiguredStores {
         if (configuration.defaultStore().isPresent()) {
             String name = configuration.defaultStore().get();
             if (names.isEmpty() && !name.equals(FALLBACK_STORE)) {
-                problems.add(key + " is '" + name + "' but no store is configured: add " + LockConfiguration
-                        .STORE_PREFIX + name + ".type, or remove " + key + " to use one memory store");
+                problems.add(
+                        key + " is '" + name + "' but no store is configured: add " + LockConfiguration.STORE_PREFIX
+                                + name + ".type, or remove " + key + " to use one memory store");
             } else if (!names.isEmpty() && !names.contains(name)) {
                 problems.add(key + " is '" + name + "', which is not a configured store; configured stores: "
                         + String.join(", ", names));
@@ -147,7 +156,9 @@ final class ConfiguredStores {
 
     /** @return the names that {@code @Exclusive(store = ...)} may use, also when building the stores failed */
     static Set<String> namesIn(LockConfiguration configuration) {
-        return configuration.stores().isEmpty() ? Set.of(FALLBACK_STORE) : configuration.stores().keySet();
+        return configuration.stores().isEmpty()
+                ? Set.of(FALLBACK_STORE)
+                : configuration.stores().keySet();
     }
 
     /** @return store name → store, in configuration order; empty if the deployment fails */
@@ -168,7 +179,8 @@ final class ConfiguredStores {
      * @return the registry over every store, viewing the default store; it owns the stores from now on
      */
     LockRegistry registry(LockListener listener) {
-        LockRegistry.Builder builder = LockRegistry.builder().defaultStore(defaultStore).instanceName(instanceName);
+        LockRegistry.Builder builder =
+                LockRegistry.builder().defaultStore(defaultStore).instanceName(instanceName);
         stores.forEach((name, store) -> builder.store(name, store, prefixes.get(name)));
         if (listener != null) {
             builder.listener(listener);

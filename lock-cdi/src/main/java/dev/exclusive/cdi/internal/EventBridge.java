@@ -29,27 +29,32 @@ final class EventBridge implements LockListener {
         this.released = observed(beanManager, new LockReleased("", "", ""), LockReleased.class);
         this.busy = observed(beanManager, new LockBusy("", ""), LockBusy.class);
         this.lost = observed(beanManager, new LockLost("", "", ""), LockLost.class);
-        this.forceReleased = observed(beanManager, new LockForceReleased("", "", false, null),
-                LockForceReleased.class);
+        this.forceReleased = observed(beanManager, new LockForceReleased("", "", false, null), LockForceReleased.class);
         this.principalName = principalName;
     }
 
     /** @return the bridge, or {@code null} if no lock event has an observer */
     static EventBridge create(BeanManager beanManager, ClassLoader loader) {
         EventBridge bridge = new EventBridge(beanManager, Principals.of(beanManager, loader));
-        boolean anyObserved = bridge.acquired != null || bridge.released != null || bridge.busy != null
-                || bridge.lost != null || bridge.forceReleased != null;
+        boolean anyObserved = bridge.acquired != null
+                || bridge.released != null
+                || bridge.busy != null
+                || bridge.lost != null
+                || bridge.forceReleased != null;
         return anyObserved ? bridge : null;
     }
 
     private static <T> Event<T> observed(BeanManager beanManager, T sample, Class<T> type) {
-        return beanManager.resolveObserverMethods(sample).isEmpty() ? null : beanManager.getEvent().select(type);
+        return beanManager.resolveObserverMethods(sample).isEmpty()
+                ? null
+                : beanManager.getEvent().select(type);
     }
 
     @Override
     public void acquired(Lock lock) {
         if (acquired != null) {
-            acquired.fire(new LockAcquired(lock.storeName(), lock.name(), lock.owner(), lock.fence().orElse(0)));
+            acquired.fire(new LockAcquired(
+                    lock.storeName(), lock.name(), lock.owner(), lock.fence().orElse(0)));
         }
     }
 

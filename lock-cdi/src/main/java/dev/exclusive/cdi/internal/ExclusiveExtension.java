@@ -40,8 +40,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 public class ExclusiveExtension implements Extension {
 
     /** An {@code @Exclusive} method as discovered, before configuration is read. */
-    private record Candidate(Class<?> beanClass, Method method, Exclusive onMethod, Exclusive onClass) {
-    }
+    private record Candidate(Class<?> beanClass, Method method, Exclusive onMethod, Exclusive onClass) {}
 
     private final List<Candidate> candidates = new ArrayList<>();
     private ConfiguredStores stores;
@@ -50,8 +49,8 @@ public class ExclusiveExtension implements Extension {
     private volatile LockedInvocations invocations;
 
     void addInterceptor(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
-        event.addAnnotatedType(beanManager.createAnnotatedType(ExclusiveInterceptor.class),
-                ExclusiveInterceptor.class.getName());
+        event.addAnnotatedType(
+                beanManager.createAnnotatedType(ExclusiveInterceptor.class), ExclusiveInterceptor.class.getName());
     }
 
     <T> void collect(@Observes ProcessManagedBean<T> event) {
@@ -71,8 +70,11 @@ public class ExclusiveExtension implements Extension {
 
     private static boolean isBusinessMethod(Method method) {
         int modifiers = method.getModifiers();
-        return !Modifier.isStatic(modifiers) && !Modifier.isPrivate(modifiers) && !method.isSynthetic()
-                && !method.isBridge() && method.getDeclaringClass() != Object.class;
+        return !Modifier.isStatic(modifiers)
+                && !Modifier.isPrivate(modifiers)
+                && !method.isSynthetic()
+                && !method.isBridge()
+                && method.getDeclaringClass() != Object.class;
     }
 
     void registerBeans(@Observes AfterBeanDiscovery event) {
@@ -81,12 +83,11 @@ public class ExclusiveExtension implements Extension {
         Problems problems = new Problems();
         LockConfiguration configuration = LockConfiguration.read(config, problems);
         ConfiguredStores built = ConfiguredStores.build(configuration, loader, problems);
-        Planner planner = new Planner(config, ConfiguredStores.namesIn(configuration), built.defaultStore(),
-                problems);
+        Planner planner = new Planner(config, ConfiguredStores.namesIn(configuration), built.defaultStore(), problems);
         List<MethodPlan> planned = new ArrayList<>();
         for (Candidate candidate : candidates) {
-            MethodPlan plan = planner.plan(candidate.beanClass(), candidate.method(), candidate.onMethod(),
-                    candidate.onClass());
+            MethodPlan plan =
+                    planner.plan(candidate.beanClass(), candidate.method(), candidate.onMethod(), candidate.onClass());
             if (plan != null) {
                 planned.add(plan);
             }

@@ -19,8 +19,7 @@ final class JtaTransactions extends Transactions {
     private static final String JNDI_NAME = "java:comp/TransactionSynchronizationRegistry";
 
     /** The key under which a transaction keeps a deferred hold; a record, so no other resource can collide. */
-    private record HeldLock(String key) {
-    }
+    private record HeldLock(String key) {}
 
     private final BeanManager beanManager;
     private volatile boolean resolved;
@@ -48,13 +47,19 @@ final class JtaTransactions extends Transactions {
 
     private TransactionSynchronizationRegistry lookup() {
         if (!beanManager.getBeans(TransactionSynchronizationRegistry.class).isEmpty()) {
-            return beanManager.createInstance().select(TransactionSynchronizationRegistry.class).get();
+            return beanManager
+                    .createInstance()
+                    .select(TransactionSynchronizationRegistry.class)
+                    .get();
         }
         try {
             return (TransactionSynchronizationRegistry) new InitialContext().lookup(JNDI_NAME);
         } catch (NamingException | RuntimeException e) {
-            LOG.log(Level.DEBUG, "No JTA TransactionSynchronizationRegistry (CDI bean or " + JNDI_NAME
-                    + "): @Exclusive releases at method exit", e);
+            LOG.log(
+                    Level.DEBUG,
+                    "No JTA TransactionSynchronizationRegistry (CDI bean or " + JNDI_NAME
+                            + "): @Exclusive releases at method exit",
+                    e);
             return null;
         }
     }
@@ -62,7 +67,8 @@ final class JtaTransactions extends Transactions {
     @Override
     boolean holdsInTransaction(String key) {
         TransactionSynchronizationRegistry transactions = registry();
-        return transactions != null && transactions.getTransactionStatus() != Status.STATUS_NO_TRANSACTION
+        return transactions != null
+                && transactions.getTransactionStatus() != Status.STATUS_NO_TRANSACTION
                 && transactions.getResource(new HeldLock(key)) != null;
     }
 
@@ -78,8 +84,7 @@ final class JtaTransactions extends Transactions {
         }
         transactions.registerInterposedSynchronization(new Synchronization() {
             @Override
-            public void beforeCompletion() {
-            }
+            public void beforeCompletion() {}
 
             @Override
             public void afterCompletion(int outcome) {

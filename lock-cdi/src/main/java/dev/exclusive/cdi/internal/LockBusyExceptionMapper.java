@@ -28,7 +28,10 @@ public class LockBusyExceptionMapper implements ExceptionMapper<LockBusyExceptio
 
     /** @return the {@code Retry-After} seconds for the exception, if it knows when the lock frees */
     static OptionalLong retryAfterSeconds(LockBusyException exception) {
-        return exception.retryAfter().map(LockBusyExceptionMapper::ceilSeconds).map(OptionalLong::of)
+        return exception
+                .retryAfter()
+                .map(LockBusyExceptionMapper::ceilSeconds)
+                .map(OptionalLong::of)
                 .orElse(OptionalLong.empty());
     }
 

@@ -17,8 +17,8 @@ import org.eclipse.microprofile.config.Config;
  * @param defaultStore {@code exclusive.default-store}, if set
  * @param instanceName {@code exclusive.instance-name}, if set
  */
-record LockConfiguration(Map<String, Map<String, String>> stores, Optional<String> defaultStore,
-        Optional<String> instanceName) {
+record LockConfiguration(
+        Map<String, Map<String, String>> stores, Optional<String> defaultStore, Optional<String> instanceName) {
 
     static final String PREFIX = "exclusive.";
     static final String STORE_PREFIX = PREFIX + "store.";
@@ -30,7 +30,9 @@ record LockConfiguration(Map<String, Map<String, String>> stores, Optional<Strin
     static LockConfiguration read(Config config, Problems problems) {
         Map<String, Map<String, String>> stores = new TreeMap<>();
         for (String key : sortedNames(config)) {
-            if (!key.startsWith(PREFIX) || key.equals(DEFAULT_STORE) || key.equals(INSTANCE_NAME)
+            if (!key.startsWith(PREFIX)
+                    || key.equals(DEFAULT_STORE)
+                    || key.equals(INSTANCE_NAME)
                     || key.startsWith(CONSOLE_PREFIX)) {
                 continue;
             }
@@ -54,8 +56,8 @@ record LockConfiguration(Map<String, Map<String, String>> stores, Optional<Strin
             }
         }
         stores.replaceAll((name, settings) -> Collections.unmodifiableMap(settings));
-        return new LockConfiguration(Collections.unmodifiableMap(stores), nonBlank(config, DEFAULT_STORE),
-                nonBlank(config, INSTANCE_NAME));
+        return new LockConfiguration(
+                Collections.unmodifiableMap(stores), nonBlank(config, DEFAULT_STORE), nonBlank(config, INSTANCE_NAME));
     }
 
     private static Set<String> sortedNames(Config config) {

@@ -37,8 +37,9 @@ final class LockedInvocations {
     Object invoke(InvocationContext context) throws Exception {
         MethodPlan plan = plans.get(context.getMethod());
         if (plan == null) {
-            throw new IllegalStateException("@Exclusive on " + Planner.display(context.getMethod())
-                    + " has no plan: its bean was not discovered as a managed bean or EJB when the application started");
+            throw new IllegalStateException(
+                    "@Exclusive on " + Planner.display(context.getMethod())
+                            + " has no plan: its bean was not discovered as a managed bean or EJB when the application started");
         }
         String name = plan.name().render(context.getParameters());
         String key = plan.storeName() + '\0' + name;
@@ -70,8 +71,8 @@ final class LockedInvocations {
         held.remove(key);
         if (plan.returns().stage() && result != null) {
             Lock holding = lock;
-            CompletionStage<?> released = ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(
-                    holding));
+            CompletionStage<?> released =
+                    ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(holding));
             return plan.returns().wrapsStage() ? released : result;
         }
         release(key, lock);
@@ -89,9 +90,12 @@ final class LockedInvocations {
         try {
             lock.release();
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': the method"
-                    + " completed but the release failed; the lock frees itself when its lease ends in at most "
-                    + lock.ttl(), e);
+            LOG.log(
+                    Level.WARNING,
+                    "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': the method"
+                            + " completed but the release failed; the lock frees itself when its lease ends in at most "
+                            + lock.ttl(),
+                    e);
         }
     }
 
@@ -100,16 +104,21 @@ final class LockedInvocations {
             return plan.returns().skipped();
         }
         String tried = plan.maxWait().isZero() ? "one attempt" : "a wait of " + plan.maxWait();
-        throw new LockBusyException("Lock '" + lock.name() + "' in store '" + plan.storeName() + "' is held by"
-                + " someone else: @Exclusive on " + plan.display() + " gave up after " + tried, lock.name(),
-                plan.storeName(), retryAfter(plan, lock, name));
+        throw new LockBusyException(
+                "Lock '" + lock.name() + "' in store '" + plan.storeName() + "' is held by"
+                        + " someone else: @Exclusive on " + plan.display() + " gave up after " + tried,
+                lock.name(),
+                plan.storeName(),
+                retryAfter(plan, lock, name));
     }
 
     /** The holder's remaining lease, when the store can tell; a store that cannot answer gives no hint. */
     private static Duration retryAfter(MethodPlan plan, Lock lock, String name) {
         try {
             List<LockInfo> live = plan.registry().liveLocks(name, 1);
-            return live.isEmpty() || !live.get(0).name().equals(lock.name()) ? null : live.get(0).remaining();
+            return live.isEmpty() || !live.get(0).name().equals(lock.name())
+                    ? null
+                    : live.get(0).remaining();
         } catch (LockException e) {
             return null;
         }

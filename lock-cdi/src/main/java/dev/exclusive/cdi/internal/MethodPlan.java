@@ -21,17 +21,38 @@ import java.time.Duration;
  * @param returns     the method's return shape: asynchronous or not, and its skip value
  * @param registry    the registry view over {@code storeName}; {@code null} until the stores are running
  */
-record MethodPlan(Method method, String display, String purpose, NameTemplate name, String storeName, Duration ttl,
-        Duration maxWait, OnBusy onBusy, boolean autoExtend, ReturnShape returns, LockRegistry registry) {
+record MethodPlan(
+        Method method,
+        String display,
+        String purpose,
+        NameTemplate name,
+        String storeName,
+        Duration ttl,
+        Duration maxWait,
+        OnBusy onBusy,
+        boolean autoExtend,
+        ReturnShape returns,
+        LockRegistry registry) {
 
     MethodPlan bind(LockRegistry stores) {
-        return new MethodPlan(method, display, purpose, name, storeName, ttl, maxWait, onBusy, autoExtend, returns,
+        return new MethodPlan(
+                method,
+                display,
+                purpose,
+                name,
+                storeName,
+                ttl,
+                maxWait,
+                onBusy,
+                autoExtend,
+                returns,
                 stores.store(storeName));
     }
 
     @Override
     public String toString() {
-        return "@Exclusive(value = \"" + name.template() + "\", store = " + storeName + ", ttl = " + ttl + ", maxWait = "
-                + maxWait + ", onBusy = " + onBusy + ", autoExtend = " + autoExtend + ") on " + display;
+        return "@Exclusive(value = \"" + name.template() + "\", store = " + storeName + ", ttl = " + ttl
+                + ", maxWait = " + maxWait + ", onBusy = " + onBusy + ", autoExtend = " + autoExtend + ") on "
+                + display;
     }
 }

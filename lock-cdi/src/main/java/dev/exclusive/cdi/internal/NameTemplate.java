@@ -28,8 +28,7 @@ final class NameTemplate {
     }
 
     /** One piece of a template: literal text ({@code parameter < 0}) or a parameter with accessors. */
-    private record Part(String text, int parameter, Method[] accessors) {
-    }
+    private record Part(String text, int parameter, Method[] accessors) {}
 
     /** A template that cannot work for its method; the message says why and how to fix it. */
     static final class InvalidTemplateException extends Exception {
@@ -113,11 +112,13 @@ final class NameTemplate {
         }
         String names = Arrays.stream(parameters).map(Parameter::getName).collect(Collectors.joining(", "));
         boolean namesCompiled = parameters.length == 0 || parameters[0].isNamePresent();
-        throw new InvalidTemplateException("placeholder {" + expression + "} matches no parameter; parameters: "
-                + (names.isEmpty() ? "none" : names)
-                + (namesCompiled ? "; use one of these names or a position such as {0}"
-                        : "; parameter names are not compiled in: compile with -parameters"
-                                + " (maven-compiler-plugin <parameters>true</parameters>) or use a position such as {0}"));
+        throw new InvalidTemplateException(
+                "placeholder {" + expression + "} matches no parameter; parameters: "
+                        + (names.isEmpty() ? "none" : names)
+                        + (namesCompiled
+                                ? "; use one of these names or a position such as {0}"
+                                : "; parameter names are not compiled in: compile with -parameters"
+                                        + " (maven-compiler-plugin <parameters>true</parameters>) or use a position such as {0}"));
     }
 
     private static Method accessor(Class<?> type, String property, String owner, String expression)
@@ -151,8 +152,8 @@ final class NameTemplate {
         try {
             found.setAccessible(true);
         } catch (RuntimeException e) {
-            throw new InvalidTemplateException("placeholder {" + expression + "}: " + found + " cannot be called: "
-                    + e.getMessage());
+            throw new InvalidTemplateException(
+                    "placeholder {" + expression + "}: " + found + " cannot be called: " + e.getMessage());
         }
         return found;
     }
@@ -211,11 +212,11 @@ final class NameTemplate {
                 if (cause instanceof Error error) {
                     throw error;
                 }
-                throw new IllegalStateException("Lock name placeholder {" + part.text() + "}: " + accessor
-                        + " failed", cause);
+                throw new IllegalStateException(
+                        "Lock name placeholder {" + part.text() + "}: " + accessor + " failed", cause);
             } catch (IllegalAccessException e) {
-                throw new IllegalStateException("Lock name placeholder {" + part.text() + "}: " + accessor
-                        + " is not accessible", e);
+                throw new IllegalStateException(
+                        "Lock name placeholder {" + part.text() + "}: " + accessor + " is not accessible", e);
             }
         }
         return current;

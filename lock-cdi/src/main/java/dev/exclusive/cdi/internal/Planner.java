@@ -58,12 +58,12 @@ final class Planner {
 
         String template = attributes.value("value", Exclusive::value, Function.identity());
         String storeAttribute = attributes.value("store", Exclusive::store, String::strip);
-        ChronoUnit unit = attributes.value("unit", Exclusive::unit,
-                text -> ChronoUnit.valueOf(text.strip().toUpperCase(Locale.ROOT)));
+        ChronoUnit unit = attributes.value(
+                "unit", Exclusive::unit, text -> ChronoUnit.valueOf(text.strip().toUpperCase(Locale.ROOT)));
         long ttlAmount = attributes.value("ttl", Exclusive::ttl, text -> Long.parseLong(text.strip()));
         long waitAmount = attributes.value("maxWait", Exclusive::maxWait, text -> Long.parseLong(text.strip()));
-        OnBusy onBusy = attributes.value("onBusy", Exclusive::onBusy,
-                text -> OnBusy.valueOf(text.strip().toUpperCase(Locale.ROOT)));
+        OnBusy onBusy = attributes.value(
+                "onBusy", Exclusive::onBusy, text -> OnBusy.valueOf(text.strip().toUpperCase(Locale.ROOT)));
         boolean autoExtend = attributes.value("autoExtend", Exclusive::autoExtend, Planner::parseBoolean);
 
         String storeName = storeAttribute.isEmpty() ? defaultStore : storeAttribute;
@@ -91,14 +91,24 @@ final class Planner {
         if (problems.all().size() > before) {
             return null;
         }
-        return new MethodPlan(method, display, method.getDeclaringClass().getSimpleName() + "#" + method.getName(),
-                name, storeName, ttl, maxWait, onBusy, autoExtend, returns, null);
+        return new MethodPlan(
+                method,
+                display,
+                method.getDeclaringClass().getSimpleName() + "#" + method.getName(),
+                name,
+                storeName,
+                ttl,
+                maxWait,
+                onBusy,
+                autoExtend,
+                returns,
+                null);
     }
 
-    private NameTemplate template(String where, String template, Method method, String storeName,
-            Attributes attributes) {
-        String effective = template.isEmpty() ? method.getDeclaringClass().getName() + "." + method.getName()
-                : template;
+    private NameTemplate template(
+            String where, String template, Method method, String storeName, Attributes attributes) {
+        String effective =
+                template.isEmpty() ? method.getDeclaringClass().getName() + "." + method.getName() : template;
         try {
             NameTemplate compiled = NameTemplate.compile(effective, method);
             if (compiled.constantName() != null) {
@@ -106,8 +116,8 @@ final class Planner {
             }
             return compiled;
         } catch (NameTemplate.InvalidTemplateException e) {
-            problems.add(where + "name template \"" + effective + "\"" + attributes.source("value") + ": "
-                    + e.getMessage());
+            problems.add(
+                    where + "name template \"" + effective + "\"" + attributes.source("value") + ": " + e.getMessage());
         } catch (InvalidLockNameException e) {
             problems.add(where + e.getMessage() + attributes.source("value"));
         }
@@ -133,8 +143,10 @@ final class Planner {
     }
 
     static String display(Method method) {
-        return method.getDeclaringClass().getName() + "#" + method.getName() + Arrays.stream(
-                method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+        return method.getDeclaringClass().getName() + "#" + method.getName()
+                + Arrays.stream(method.getParameterTypes())
+                        .map(Class::getSimpleName)
+                        .collect(Collectors.joining(", ", "(", ")"));
     }
 
     /** The attribute values of one method, each from its first source, remembering which config key won. */
@@ -148,8 +160,8 @@ final class Planner {
         Attributes(Class<?> beanClass, Method method, Exclusive annotation) {
             this.method = method;
             this.annotation = annotation;
-            Set<String> classes = new LinkedHashSet<>(List.of(beanClass.getName(),
-                    method.getDeclaringClass().getName()));
+            Set<String> classes = new LinkedHashSet<>(
+                    List.of(beanClass.getName(), method.getDeclaringClass().getName()));
             Set<String> ordered = new LinkedHashSet<>();
             classes.forEach(name -> ordered.add(name + "/" + method.getName() + "/Exclusive/"));
             classes.forEach(name -> ordered.add(name + "/Exclusive/"));

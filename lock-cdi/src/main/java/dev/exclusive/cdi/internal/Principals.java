@@ -12,8 +12,7 @@ import java.util.function.Supplier;
  */
 final class Principals {
 
-    private Principals() {
-    }
+    private Principals() {}
 
     static Supplier<String> of(BeanManager beanManager, ClassLoader loader) {
         if (present("jakarta.security.enterprise.SecurityContext", loader)) {

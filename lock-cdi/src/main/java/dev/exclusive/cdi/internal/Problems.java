@@ -22,7 +22,8 @@ final class Problems {
     }
 
     DeploymentException toException() {
-        StringBuilder message = new StringBuilder("Exclusive: ").append(problems.size())
+        StringBuilder message = new StringBuilder("Exclusive: ")
+                .append(problems.size())
                 .append(problems.size() == 1 ? " problem" : " problems")
                 .append(" in the lock configuration (exclusive.*) and @Exclusive methods:");
         for (String problem : problems) {

@@ -9,8 +9,7 @@ import java.util.function.Supplier;
 /** Principal names from Jakarta Security; apart from {@link Principals} so that its API loads only when present. */
 final class SecurityContextPrincipals {
 
-    private SecurityContextPrincipals() {
-    }
+    private SecurityContextPrincipals() {}
 
     /** @return a supplier of the caller's name, or {@code null} if the application has no {@code SecurityContext} */
     static Supplier<String> of(BeanManager beanManager) {

@@ -18,17 +18,17 @@ import org.eclipse.microprofile.health.Readiness;
  */
 final class StoreHealthChecks {
 
-    private StoreHealthChecks() {
-    }
+    private StoreHealthChecks() {}
 
     static void register(AfterBeanDiscovery event, ConfiguredStores stores) {
-        stores.stores().forEach((name, store) -> event.<HealthCheck>addBean()
-                .id(StoreHealthChecks.class.getName() + "." + name)
-                .beanClass(StoreHealthChecks.class)
-                .types(HealthCheck.class, Object.class)
-                .qualifiers(Readiness.Literal.INSTANCE, Any.Literal.INSTANCE)
-                .scope(ApplicationScoped.class)
-                .createWith(context -> check(name, stores.type(name), store)));
+        stores.stores()
+                .forEach((name, store) -> event.<HealthCheck>addBean()
+                        .id(StoreHealthChecks.class.getName() + "." + name)
+                        .beanClass(StoreHealthChecks.class)
+                        .types(HealthCheck.class, Object.class)
+                        .qualifiers(Readiness.Literal.INSTANCE, Any.Literal.INSTANCE)
+                        .scope(ApplicationScoped.class)
+                        .createWith(context -> check(name, stores.type(name), store)));
     }
 
     static HealthCheck check(String storeName, String type, LockStore store) {
@@ -38,12 +38,12 @@ final class StoreHealthChecks {
             data.put("type", type);
             try {
                 store.ping();
-                return new HealthCheckResponse("exclusive-store-" + storeName, HealthCheckResponse.Status.UP,
-                        Optional.of(data));
+                return new HealthCheckResponse(
+                        "exclusive-store-" + storeName, HealthCheckResponse.Status.UP, Optional.of(data));
             } catch (RuntimeException e) {
                 data.put("reason", e.getMessage() != null ? e.getMessage() : e.toString());
-                return new HealthCheckResponse("exclusive-store-" + storeName, HealthCheckResponse.Status.DOWN,
-                        Optional.of(data));
+                return new HealthCheckResponse(
+                        "exclusive-store-" + storeName, HealthCheckResponse.Status.DOWN, Optional.of(data));
             }
         };
     }
