@@ -158,22 +158,19 @@ public final class FileLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
-        boolean released = update(
-                name,
-                current -> current.liveAt(clock.millis()) && current.owner.equals(owner)
-                        ? new Change<>(Record.free(name, current.fence), true)
-                        : new Change<>(null, false));
-        if (released) {
-            signals.signal(name);
-        }
-        return released;
+        return free(name, owner);
     }
 
     @Override
     public boolean forceRelease(String name) {
+        return free(name, null);
+    }
+
+    /** Marks a live lock free, keeping its fence, if {@code owner} holds it ({@code null}: whoever holds it). */
+    private boolean free(String name, String owner) {
         boolean released = update(
                 name,
-                current -> current.liveAt(clock.millis())
+                current -> current.liveAt(clock.millis()) && (owner == null || current.owner.equals(owner))
                         ? new Change<>(Record.free(name, current.fence), true)
                         : new Change<>(null, false));
         if (released) {

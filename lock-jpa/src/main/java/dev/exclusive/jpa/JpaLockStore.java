@@ -904,14 +904,7 @@ public final class JpaLockStore implements LockStore {
          *                  positive (default 7 days)
          */
         public Builder retention(Duration retention) {
-            if (retention == null || retention.isNegative() || retention.isZero()) {
-                throw new LockConfigurationException(
-                        "Store '" + storeName + "': retention must be positive, got " + retention,
-                        storeName,
-                        "retention",
-                        null);
-            }
-            this.retention = retention;
+            this.retention = positive("retention", retention);
             return this;
         }
 
@@ -938,15 +931,16 @@ public final class JpaLockStore implements LockStore {
          *                one second is used (default 5 s)
          */
         public Builder timeout(Duration timeout) {
-            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-                throw new LockConfigurationException(
-                        "Store '" + storeName + "': timeout must be positive, got " + timeout,
-                        storeName,
-                        "timeout",
-                        null);
-            }
-            this.timeout = timeout;
+            this.timeout = positive("timeout", timeout);
             return this;
+        }
+
+        private Duration positive(String key, Duration value) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new LockConfigurationException(
+                        "Store '" + storeName + "': " + key + " must be positive, got " + value, storeName, key, null);
+            }
+            return value;
         }
 
         /** @param clock this JVM's clock; it only paces the opportunistic cleanup and never decides an expiry */
