@@ -9,10 +9,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,13 +60,7 @@ class RedisSentinelLockStoreTest extends LockStoreContract {
     static void stopSentinel() throws IOException, InterruptedException {
         RedisServers.stop(SENTINEL_PORT);
         RedisServers.stop(MASTER_PORT);
-        if (folder != null) {
-            try (Stream<Path> files = Files.walk(folder)) {
-                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(file);
-                }
-            }
-        }
+        RedisServers.deleteFolder(folder);
     }
 
     @Override

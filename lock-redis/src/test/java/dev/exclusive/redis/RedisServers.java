@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -132,6 +134,18 @@ final class RedisServers {
                 fail("waited " + max + " for " + what);
             }
             Thread.sleep(50);
+        }
+    }
+
+    /** Deletes a folder of throwaway servers' files, if there is one. */
+    static void deleteFolder(Path folder) throws IOException {
+        if (folder == null) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(folder)) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
+            }
         }
     }
 }
