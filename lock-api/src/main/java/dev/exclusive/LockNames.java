@@ -1,5 +1,7 @@
 package dev.exclusive;
 
+import java.util.regex.Pattern;
+
 /**
  * The one rule for lock names, the same in every store: not {@code null}, not blank, at most
  * {@value #MAX_LENGTH} characters (UTF-16 code units, store prefix not counted), and no control characters. Everything else —
@@ -13,6 +15,8 @@ public final class LockNames {
 
     /** The longest store prefix. */
     public static final int MAX_PREFIX_LENGTH = 55;
+
+    private static final Pattern STORE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
     /** The longest full name a store receives: a name and a store prefix. Stores accept every name up to it. */
     public static final int MAX_FULL_LENGTH = MAX_LENGTH + MAX_PREFIX_LENGTH;
@@ -41,6 +45,38 @@ public final class LockNames {
      */
     public static String requireValidFullName(String fullName, String storeName) {
         return requireValid(fullName, storeName, MAX_FULL_LENGTH);
+    }
+
+    /**
+     * Checks a store's name: letters, digits, {@code _ . -}, starting with a letter or digit, at most 64.
+     *
+     * @param storeName the name to check
+     * @return {@code storeName}, unchanged
+     * @throws IllegalArgumentException if it breaks the rule
+     */
+    public static String requireValidStoreName(String storeName) {
+        if (storeName == null || !STORE_NAME.matcher(storeName).matches()) {
+            throw new IllegalArgumentException(
+                    "Store name must be letters, digits, '_', '.' or '-' (at most 64), got '" + storeName + "'");
+        }
+        return storeName;
+    }
+
+    /**
+     * Checks a store's name prefix: at most {@value #MAX_PREFIX_LENGTH} characters, no control characters.
+     *
+     * @param storeName the store, for the message
+     * @param prefix    the prefix; {@code null} means none
+     * @return the prefix, {@code ""} for none
+     * @throws IllegalArgumentException if it breaks the rule
+     */
+    public static String requireValidPrefix(String storeName, String prefix) {
+        String checked = prefix == null ? "" : prefix;
+        if (checked.length() > MAX_PREFIX_LENGTH || checked.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("Store '" + storeName + "': prefix must be at most " + MAX_PREFIX_LENGTH
+                    + " characters without control characters, got '" + checked.replaceAll("\\p{Cntrl}", "?") + "'");
+        }
+        return checked;
     }
 
     private static String requireValid(String name, String storeName, int maxLength) {

@@ -13,14 +13,12 @@ import dev.exclusive.spi.LockStoreProvider;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * The entry point: hands out {@link Lock} handles on named locks in configured stores.
@@ -37,8 +35,6 @@ import java.util.regex.Pattern;
  * of them.
  */
 public final class LockRegistry implements AutoCloseable {
-
-    private static final Pattern STORE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
     private final RegistryContext context;
     private final StoreBinding binding;
@@ -244,21 +240,12 @@ public final class LockRegistry implements AutoCloseable {
          * @throws IllegalArgumentException if the name is malformed or taken, or the prefix has control characters
          */
         public Builder store(String name, LockStore store, String prefix) {
-            if (name == null || !STORE_NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException(
-                        "Store name must be letters, digits, '_', '.' or '-' (at most 64)," + " got '" + name + "'");
-            }
+            LockNames.requireValidStoreName(name);
             if (stores.containsKey(name)) {
                 throw new IllegalArgumentException("Store '" + name + "' is added twice");
             }
             Objects.requireNonNull(store, "store");
-            String safePrefix = Objects.requireNonNullElse(prefix, "");
-            if (safePrefix.length() > LockNames.MAX_PREFIX_LENGTH
-                    || safePrefix.chars().anyMatch(Character::isISOControl)) {
-                throw new IllegalArgumentException("Store '" + name + "': prefix must be at most "
-                        + LockNames.MAX_PREFIX_LENGTH + " characters without control characters, got '"
-                        + safePrefix.replaceAll("\\p{Cntrl}", "?") + "'");
-            }
+            String safePrefix = LockNames.requireValidPrefix(name, prefix);
             stores.put(name, new StoreBinding(name, store, safePrefix));
             return this;
         }
@@ -274,14 +261,17 @@ public final class LockRegistry implements AutoCloseable {
          * @throws LockConfigurationException  if the provider rejects a setting
          */
         public Builder store(String name, String type, Map<String, String> settings) {
-            Map<String, String> providerSettings = new HashMap<>(settings);
-            providerSettings.remove("type");
-            String prefix = providerSettings.remove("prefix");
+            LockNames.requireValidStoreName(name);
+            String prefix = LockNames.requireValidPrefix(name, settings.get("prefix"));
             ClassLoader loader = Thread.currentThread().getContextClassLoader();
-            LockStore store = LockStoreProvider.forType(
-                            type, loader != null ? loader : LockRegistry.class.getClassLoader())
-                    .create(name, Map.copyOf(providerSettings));
-            return store(name, store, prefix);
+            LockStore store = LockStoreProvider.create(
+                    name, type, settings, loader != null ? loader : LockRegistry.class.getClassLoader());
+            try {
+                return store(name, store, prefix);
+            } catch (IllegalArgumentException e) {
+                store.close();
+                throw e;
+            }
         }
 
         /**

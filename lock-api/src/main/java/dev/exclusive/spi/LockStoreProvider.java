@@ -57,4 +57,23 @@ public interface LockStoreProvider {
         }
         return provider;
     }
+
+    /**
+     * Builds a store of {@code type} from configuration settings: {@code type} and {@code prefix} (which the
+     * registry handles) are left out of what the provider receives.
+     *
+     * @param storeName   the configured store's name
+     * @param type        the store type
+     * @param settings    the store's settings, possibly with {@code type} and {@code prefix}
+     * @param classLoader where to look for the provider
+     * @return a new store, which the caller closes
+     * @throws UnknownStoreException      if no provider of that type is installed
+     * @throws LockConfigurationException if the provider rejects a setting
+     */
+    static LockStore create(String storeName, String type, Map<String, String> settings, ClassLoader classLoader) {
+        Map<String, String> providerSettings = new java.util.HashMap<>(settings);
+        providerSettings.remove("type");
+        providerSettings.remove("prefix");
+        return forType(type, classLoader).create(storeName, Map.copyOf(providerSettings));
+    }
 }

@@ -2,6 +2,7 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockListener;
+import dev.exclusive.LockNames;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.UnknownStoreException;
 import dev.exclusive.memory.MemoryLockStore;
@@ -24,9 +25,6 @@ final class ConfiguredStores {
 
     /** The store a deployment without any {@code exclusive.store.*} key gets. */
     static final String FALLBACK_STORE = "memory";
-
-    /** Lets the registry builder check a store's name and prefix before the real store is built. */
-    private static final LockStore NAME_PROBE = new MemoryLockStore();
 
     private final Map<String, LockStore> stores;
     private final Map<String, String> prefixes;
@@ -92,16 +90,14 @@ final class ConfiguredStores {
             return null;
         }
         try {
-            LockRegistry.builder().store(name, NAME_PROBE, settings.getOrDefault("prefix", ""));
+            LockNames.requireValidStoreName(name);
+            LockNames.requireValidPrefix(name, settings.get("prefix"));
         } catch (IllegalArgumentException e) {
             problems.add(base + ": " + e.getMessage());
             return null;
         }
-        Map<String, String> providerSettings = new HashMap<>(settings);
-        providerSettings.remove("type");
-        providerSettings.remove("prefix");
         try {
-            return LockStoreProvider.forType(type, loader).create(name, Map.copyOf(providerSettings));
+            return LockStoreProvider.create(name, type, settings, loader);
         } catch (UnknownStoreException e) {
             problems.add(base + ".type: " + e.getMessage());
         } catch (LockConfigurationException e) {
