@@ -4,9 +4,10 @@ import java.util.regex.Pattern;
 
 /**
  * The one rule for lock names, the same in every store: not {@code null}, not blank, at most
- * {@value #MAX_LENGTH} characters (UTF-16 code units, store prefix not counted), and no control characters. Everything else —
- * Unicode, {@code * ? [ ] / \ ..}, spaces inside — is allowed, and two different strings always name two
- * different locks.
+ * {@value #MAX_LENGTH} characters (UTF-16 code units, store prefix not counted), no control characters and no
+ * unpaired surrogates (a lone UTF-16 surrogate is not a character: it has no UTF-8 form, so a store that encodes
+ * names would map it onto {@code ?} and collide with a real name). Everything else — Unicode, {@code * ? [ ] / \
+ * ..}, spaces inside — is allowed, and two different strings always name two different locks.
  */
 public final class LockNames {
 
@@ -97,6 +98,21 @@ public final class LockNames {
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
+            if (Character.isSurrogate(c)) {
+                boolean paired = Character.isHighSurrogate(c)
+                        && i + 1 < name.length()
+                        && Character.isLowSurrogate(name.charAt(i + 1));
+                if (!paired) {
+                    throw new InvalidLockNameException(
+                            "Lock name" + where + " must not contain an unpaired surrogate, got U+"
+                                    + String.format("%04X", (int) c) + " at index " + i
+                                    + "; pass whole Unicode characters",
+                            name,
+                            storeName);
+                }
+                i++;
+                continue;
+            }
             if (Character.isISOControl(c)) {
                 throw new InvalidLockNameException(
                         "Lock name" + where + " must not contain control characters, got U+"

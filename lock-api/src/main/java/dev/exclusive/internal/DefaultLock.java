@@ -160,6 +160,11 @@ public final class DefaultLock implements Lock {
     }
 
     private Acquisition attempt() {
+        Hold held = hold.get();
+        if (held != null && !held.expired()) {
+            // Not reentrant: the store would answer a retry by the same owner as acquired.
+            return new Acquisition.Busy(Duration.ofNanos(held.deadlineNanos - System.nanoTime()));
+        }
         LockHolder holder = holder();
         long before = System.nanoTime();
         Acquisition outcome;

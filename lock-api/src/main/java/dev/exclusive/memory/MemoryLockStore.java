@@ -24,7 +24,8 @@ import java.util.function.LongSupplier;
  * ({@code compute}, or a conditional {@code remove}), which the map runs atomically with respect to every other
  * change of that key:
  * <ol>
- * <li>acquire: if there is no entry, or its expiry has passed, put a new entry with the next fence; else keep
+ * <li>acquire: if there is no entry, or its expiry has passed, put a new entry with the next fence; if the
+ * entry is the caller's own live lease (a retried attempt), renew it and answer acquired with its fence; else keep
  * the entry and answer busy with its remaining time;</li>
  * <li>release: if the entry is live and its owner matches, remove exactly that entry ({@code remove(name,
  * entry)}, by identity, so a lease granted to someone else in between is never touched); then signal the
@@ -96,7 +97,7 @@ public final class MemoryLockStore implements LockStore {
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
         long now = nanoClock.getAsLong();
         Entry held = locks.get(name);
-        if (held != null && held.liveAt(now)) {
+        if (held != null && held.liveAt(now) && !held.owner.equals(owner)) {
             return new Acquisition.Busy(Duration.ofNanos(held.expiresNanos - now));
         }
         long ttlNanos = ttl.toNanos();
@@ -104,11 +105,13 @@ public final class MemoryLockStore implements LockStore {
         Entry current = locks.compute(name, (key, existing) -> {
             if (existing != null && existing.liveAt(now)) {
                 previous[0] = existing;
-                return existing;
+                return existing.owner.equals(owner)
+                        ? new Entry(owner, existing.holder, existing.fence, existing.acquiredNanos, now + ttlNanos)
+                        : existing;
             }
             return new Entry(owner, holder, fences.incrementAndGet(), now, now + ttlNanos);
         });
-        if (previous[0] != null) {
+        if (previous[0] != null && !previous[0].owner.equals(owner)) {
             return new Acquisition.Busy(Duration.ofNanos(current.expiresNanos - now));
         }
         if (current.fence % SWEEP_EVERY == 0 && locks.size() > SWEEP_ABOVE) {

@@ -27,15 +27,18 @@ public interface LockStore extends AutoCloseable {
      * One attempt to acquire {@code name} for {@code owner}: succeeds if nobody holds it or its lease has
      * expired, atomically with respect to every other operation on the name from any process.
      *
-     * <p>If {@code owner} itself already holds the lock, the attempt is {@link Acquisition.Busy} and its lease
-     * is left unchanged: a handle is not reentrant.
+     * <p>Idempotent for the same owner: if {@code owner} itself already holds a live lease (a retry of an attempt
+     * whose answer was lost, such as a client that resends a command after a read timeout), the attempt is
+     * {@link Acquisition.Acquired} with <em>that</em> hold's fence and acquisition time, and its lease is renewed
+     * to end {@code ttl} from now. It is never answered busy while the caller holds the lock. (Handles are still
+     * not reentrant: {@code Lock.get()} on a handle that holds answers {@code false} without asking the store.)
      *
      * @param name   the full lock name
      * @param owner  the acquiring handle's owner id
      * @param holder who is acquiring, recorded for operators
      * @param ttl    how long the lease lasts unless extended or released; at least 1 ms
-     * @return the lease granted, with a fence greater than every fence granted for {@code name} before, or
-     *         {@link Acquisition.Busy}
+     * @return the lease granted, with a fence greater than every fence granted for {@code name} before (or, for
+     *         the owner's own live hold, that hold's fence), or {@link Acquisition.Busy} if another owner holds it
      * @throws LockStoreUnavailableException if the backend cannot be reached; the lock is then not held by
      *                                       {@code owner}, or will expire at its ttl
      */

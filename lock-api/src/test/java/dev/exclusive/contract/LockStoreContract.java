@@ -11,11 +11,13 @@ import dev.exclusive.InvalidLockDurationException;
 import dev.exclusive.InvalidLockNameException;
 import dev.exclusive.InvalidLockTokenException;
 import dev.exclusive.Lock;
+import dev.exclusive.LockHolder;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockInterruptedException;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.LockResult;
 import dev.exclusive.UnknownStoreException;
+import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.time.Duration;
@@ -111,6 +113,16 @@ public abstract class LockStoreContract {
         }
     }
 
+    /** @return the store this test's {@link #registry} runs on, for the SPI-level cases */
+    protected final LockStore store() {
+        return store;
+    }
+
+    /** @return {@code name} with this test's prefix, as the store receives it */
+    protected final String fullName(String name) {
+        return prefix + name;
+    }
+
     /** @return a registry over {@code backend} with this test's prefix */
     protected final LockRegistry newRegistry(LockStore backend) {
         LockRegistry created = LockRegistry.builder()
@@ -176,6 +188,39 @@ public abstract class LockStoreContract {
         assertFalse(lock.get());
         assertEquals(fence, lock.fence().getAsLong());
         assertTrue(lock.release());
+    }
+
+    @Test
+    void acquireBySameOwnerIsIdempotent() {
+        // A client that retries an acquire whose answer was lost (a read timeout, a Cluster redirect) must learn
+        // that it holds the lock, not hear "busy" while its first attempt holds it until the ttl.
+        String name = fullName("retried");
+        LockHolder holder = new LockHolder("contract-node", "main", "");
+        Acquisition first = store.tryAcquire(name, "owner-1", holder, Duration.ofSeconds(30));
+        Acquisition retried = store.tryAcquire(name, "owner-1", holder, Duration.ofSeconds(30));
+        assertTrue(first instanceof Acquisition.Acquired, String.valueOf(first));
+        assertTrue(retried instanceof Acquisition.Acquired, "a retry by the holder answers acquired: " + retried);
+        assertEquals(
+                ((Acquisition.Acquired) first).fence(),
+                ((Acquisition.Acquired) retried).fence(),
+                "the retry reports the hold it found, with its fence");
+        assertTrue(store.tryAcquire(name, "owner-2", holder, Duration.ofSeconds(30)) instanceof Acquisition.Busy);
+        assertTrue(store.release(name, "owner-1"));
+        assertFalse(store.release(name, "owner-1"), "one hold, released once");
+        assertTrue(store.inspect(name).isEmpty());
+    }
+
+    @Test
+    void acquireBySameOwnerAfterExpiryIsANewHoldWithAGreaterFence() {
+        String name = fullName("retried-late");
+        LockHolder holder = new LockHolder("contract-node", "main", "");
+        Acquisition first = store.tryAcquire(name, "owner-1", holder, shortTtl());
+        assertTrue(first instanceof Acquisition.Acquired, String.valueOf(first));
+        awaitTrue(() -> store.inspect(name).isEmpty(), shortTtl().multipliedBy(10));
+        Acquisition again = store.tryAcquire(name, "owner-1", holder, Duration.ofSeconds(30));
+        assertTrue(again instanceof Acquisition.Acquired, String.valueOf(again));
+        assertTrue(((Acquisition.Acquired) again).fence() > ((Acquisition.Acquired) first).fence());
+        assertTrue(store.release(name, "owner-1"));
     }
 
     @Test
@@ -605,6 +650,49 @@ public abstract class LockStoreContract {
         assertTrue(flagRestored.get(), "the interrupt flag is set again");
     }
 
+    @Test
+    void releaseExtendAndForceReleaseWorkWithTheInterruptFlagSetAndLeaveItSet() {
+        // Work that is interrupted restores the flag, as it should, and then releases in a finally block: the
+        // release must still reach the store, or the lock stays held for its whole ttl.
+        Lock lock = lock("interrupted");
+        Lock other = lock("interrupted-forced");
+        try {
+            Thread.currentThread().interrupt();
+            assertTrue(lock.get(), "one attempt works with the flag set");
+            assertTrue(Thread.currentThread().isInterrupted(), "get leaves the flag set");
+            assertTrue(lock.extend(), "extend works with the flag set");
+            assertTrue(Thread.currentThread().isInterrupted(), "extend leaves the flag set");
+            assertTrue(lock.isLocked());
+            assertTrue(Thread.currentThread().isInterrupted(), "isLocked leaves the flag set");
+            assertTrue(lock.release(), "release works with the flag set");
+            assertTrue(Thread.currentThread().isInterrupted(), "release leaves the flag set");
+
+            assertTrue(other.get());
+            assertTrue(lock("interrupted-forced").forceRelease(), "force-release works with the flag set");
+            assertTrue(Thread.currentThread().isInterrupted(), "force-release leaves the flag set");
+        } finally {
+            Thread.interrupted();
+        }
+        assertFalse(lock("interrupted").isLocked(), "really released");
+        assertFalse(lock("interrupted-forced").isLocked(), "really force-released");
+    }
+
+    @Test
+    void workThatRestoresTheInterruptFlagStillReleases() {
+        Lock lock = lock("interrupted-work");
+        try {
+            assertTrue(lock.get(() -> {
+                        Thread.currentThread().interrupt();
+                        return "done";
+                    })
+                    .acquired());
+            assertTrue(Thread.currentThread().isInterrupted(), "the work's flag is left as the work set it");
+        } finally {
+            Thread.interrupted();
+        }
+        assertFalse(lock("interrupted-work").isLocked(), "released although the flag was set");
+    }
+
     // ---------------------------------------------------------------- fencing
 
     @Test
@@ -697,8 +785,20 @@ public abstract class LockStoreContract {
 
     @Test
     void badNamesAreRejected() {
-        for (String name :
-                new String[] {null, "", "   ", "\t", "line\nbreak", "nul\u0000", "bell\u0007", "x".repeat(201)}) {
+        for (String name : new String[] {
+            null,
+            "",
+            "   ",
+            "\t",
+            "line\nbreak",
+            "nul\u0000",
+            "bell\u0007",
+            "x".repeat(201),
+            "a\uD800",
+            "\uDC00b",
+            "a\uDC00\uD800b",
+            "\uD83D"
+        }) {
             InvalidLockNameException e = assertThrows(
                     InvalidLockNameException.class,
                     () -> registry.lock(name, Duration.ofSeconds(1)),
@@ -731,7 +831,9 @@ public abstract class LockStoreContract {
             "a*",
             "ab",
             "%2e%2e",
-            "{0}"
+            "{0}",
+            "a?",
+            "a\uFFFD"
         };
         List<Lock> held = new ArrayList<>();
         for (String name : names) {
