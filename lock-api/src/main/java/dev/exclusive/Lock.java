@@ -16,6 +16,10 @@ import java.util.OptionalLong;
  * Choose a ttl that outlasts the work, use {@link #autoExtend()} for work of unknown length, and pass
  * {@link #fence()} to downstream writes so that they can reject a holder whose lease ran out.
  *
+ * <p>Options ({@link #autoExtend()}, {@link #purpose(String)}) configure this handle and return it; they are
+ * set before the first acquisition attempt, and refused after it:
+ * {@code registry.lock("imports:users", ttl).purpose("Imports#run").autoExtend().get(work)}.
+ *
  * <p>Operations that reach the store throw {@link LockStoreUnavailableException} when it cannot be reached,
  * within the store's timeout.
  */
@@ -164,21 +168,37 @@ public interface Lock {
     String token();
 
     /**
-     * A new handle on the same lock whose lease, once acquired, is renewed in the background every ttl/3 until
-     * it is released (the callback forms release when the work ends). If a renewal finds the lease gone,
-     * {@link #isExpired()} turns {@code true} and {@link #release()} returns {@code false}. The new handle has
-     * its own owner id; configure handles before acquiring.
+     * What the holder had left of its lease when this handle's last acquisition attempt found the lock busy, as
+     * the store reported it: for a {@code Retry-After} answer or a log line, without listing the store. Cleared by
+     * a successful acquisition.
      *
-     * @return the auto-extending handle
+     * @return the holder's remaining lease at the last busy attempt; empty if the last attempt acquired, no
+     *         attempt was made, or the store did not say
+     */
+    Optional<Duration> busyFor();
+
+    /**
+     * Makes this handle renew its lease in the background, every ttl/3, from each acquisition until it is
+     * released (the callback forms release when the work ends). If a renewal finds the lease gone,
+     * {@link #isExpired()} turns {@code true}, listeners hear {@link LockListener#lost(Lock)}, and
+     * {@link #release()} returns {@code false}. A release that fails (the store is down) still stops the
+     * renewal, so the lease then ends at its ttl.
+     *
+     * <p>An option of this handle, not a new handle: the owner stays the same. Set it before the first
+     * acquisition attempt.
+     *
+     * @return this handle
+     * @throws IllegalStateException if this handle has already tried to acquire, or was restored holding the lock
      */
     Lock autoExtend();
 
     /**
-     * A new handle on the same lock that records {@code purpose} with each hold, for operators. Its own owner
-     * id; configure handles before acquiring.
+     * Records {@code purpose} with each hold of this handle, for operators. An option of this handle, not a new
+     * handle: set it before the first acquisition attempt.
      *
-     * @param purpose a short description, such as {@code Imports#run}
-     * @return the new handle
+     * @param purpose a short description, such as {@code Imports#run}; {@code null} for none
+     * @return this handle
+     * @throws IllegalStateException if this handle has already tried to acquire, or was restored holding the lock
      */
     Lock purpose(String purpose);
 }

@@ -19,6 +19,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * The entry point: hands out {@link Lock} handles on named locks in configured stores.
@@ -61,13 +63,7 @@ public final class LockRegistry implements AutoCloseable {
     public Lock lock(String name, Duration ttl) {
         String fullName = fullName(name);
         return new DefaultLock(
-                context,
-                binding,
-                fullName,
-                Durations.requireTtl(ttl, fullName, binding.name()),
-                Owners.next(),
-                "",
-                false);
+                context, binding, fullName, Durations.requireTtl(ttl, fullName, binding.name()), Owners.next());
     }
 
     /**
@@ -80,13 +76,7 @@ public final class LockRegistry implements AutoCloseable {
     public Lock lock(String name, long ttlSeconds) {
         String fullName = fullName(name);
         return new DefaultLock(
-                context,
-                binding,
-                fullName,
-                Durations.ttlSeconds(ttlSeconds, fullName, binding.name()),
-                Owners.next(),
-                "",
-                false);
+                context, binding, fullName, Durations.ttlSeconds(ttlSeconds, fullName, binding.name()), Owners.next());
     }
 
     private String fullName(String name) {
@@ -135,7 +125,7 @@ public final class LockRegistry implements AutoCloseable {
         StoreBinding target = context.binding(decoded.storeName());
         LockNames.requireValidFullName(decoded.name(), target.name());
         Duration ttl = Durations.requireTtl(decoded.ttl(), decoded.name(), target.name());
-        return new DefaultLock(context, target, decoded.name(), ttl, decoded.owner(), "", false).adoptHold();
+        return new DefaultLock(context, target, decoded.name(), ttl, decoded.owner()).adoptHold();
     }
 
     /**
@@ -215,6 +205,7 @@ public final class LockRegistry implements AutoCloseable {
         private final List<LockListener> listeners = new ArrayList<>();
         private String defaultStore;
         private String instanceName;
+        private ThreadFactory threads = Executors.defaultThreadFactory();
 
         private Builder() {}
 
@@ -265,13 +256,27 @@ public final class LockRegistry implements AutoCloseable {
             String prefix = LockNames.requireValidPrefix(name, settings.get("prefix"));
             ClassLoader loader = Thread.currentThread().getContextClassLoader();
             LockStore store = LockStoreProvider.create(
-                    name, type, settings, loader != null ? loader : LockRegistry.class.getClassLoader());
+                    name, type, settings, loader != null ? loader : LockRegistry.class.getClassLoader(), threads);
             try {
                 return store(name, store, prefix);
             } catch (IllegalArgumentException e) {
                 store.close();
                 throw e;
             }
+        }
+
+        /**
+         * Where the registry's background threads (lease renewal) and those of stores added by type come from.
+         * Inside a Jakarta EE server lock-cdi passes the container's {@code ManagedThreadFactory}; the default
+         * makes plain threads. Every such thread is a daemon, named {@code exclusive-...}, and stopped by
+         * {@link LockRegistry#close()}. Set it before adding stores by type.
+         *
+         * @param threads the thread factory
+         * @return this builder
+         */
+        public Builder threadFactory(ThreadFactory threads) {
+            this.threads = Objects.requireNonNull(threads, "threads");
+            return this;
         }
 
         /**
@@ -313,7 +318,7 @@ public final class LockRegistry implements AutoCloseable {
                     ? defaultStore
                     : stores.keySet().iterator().next();
             String instance = instanceName == null || instanceName.isBlank() ? defaultInstanceName() : instanceName;
-            RegistryContext context = new RegistryContext(stores, instance, listeners);
+            RegistryContext context = new RegistryContext(stores, instance, listeners, threads);
             return new LockRegistry(context, context.binding(name));
         }
 

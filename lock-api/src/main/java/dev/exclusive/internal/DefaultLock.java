@@ -32,9 +32,14 @@ public final class DefaultLock implements Lock {
     private final String name;
     private final Duration ttl;
     private final String owner;
-    private final String purpose;
-    private final boolean autoExtend;
+    private volatile String purpose;
+    private volatile boolean autoExtend;
+    /** Set by the first acquisition attempt (or an adopted hold): options are fixed from then on. */
+    private volatile boolean started;
+
     private final AtomicReference<Hold> hold = new AtomicReference<>();
+    /** What the holder had left when this handle's last attempt found the lock busy; {@code null}: unknown. */
+    private volatile Duration busyFor;
     /** The holder this handle last recorded, reused while the same thread acquires. */
     private volatile ThreadHolder lastHolder;
 
@@ -45,6 +50,9 @@ public final class DefaultLock implements Lock {
         final long fence;
         volatile long deadlineNanos;
         volatile boolean lost;
+        /** Set before the release reaches the store: a renewal that then finds the lease gone is not a loss. */
+        volatile boolean releasing;
+
         volatile ScheduledFuture<?> renewal;
 
         Hold(long fence, long deadlineNanos) {
@@ -64,21 +72,13 @@ public final class DefaultLock implements Lock {
         }
     }
 
-    public DefaultLock(
-            RegistryContext context,
-            StoreBinding binding,
-            String name,
-            Duration ttl,
-            String owner,
-            String purpose,
-            boolean autoExtend) {
+    public DefaultLock(RegistryContext context, StoreBinding binding, String name, Duration ttl, String owner) {
         this.context = context;
         this.binding = binding;
         this.name = name;
         this.ttl = ttl;
         this.owner = owner;
-        this.purpose = purpose;
-        this.autoExtend = autoExtend;
+        this.purpose = "";
     }
 
     @Override
@@ -160,10 +160,12 @@ public final class DefaultLock implements Lock {
     }
 
     private Acquisition attempt() {
+        started = true;
         Hold held = hold.get();
         if (held != null && !held.expired()) {
             // Not reentrant: the store would answer a retry by the same owner as acquired.
-            return new Acquisition.Busy(Duration.ofNanos(held.deadlineNanos - System.nanoTime()));
+            busyFor = Duration.ofNanos(Math.max(1, held.deadlineNanos - System.nanoTime()));
+            return new Acquisition.Busy(busyFor);
         }
         LockHolder holder = holder();
         long before = System.nanoTime();
@@ -173,7 +175,10 @@ public final class DefaultLock implements Lock {
         } catch (LockStoreUnavailableException e) {
             throw binding.unavailable(name, e);
         }
-        if (outcome instanceof Acquisition.Acquired acquired) {
+        if (outcome instanceof Acquisition.Busy busy) {
+            busyFor = busy.remaining();
+        } else if (outcome instanceof Acquisition.Acquired acquired) {
+            busyFor = null;
             Hold current = new Hold(acquired.fence(), before + ttl.toNanos());
             Hold previous = hold.getAndSet(current);
             if (previous != null) {
@@ -201,13 +206,13 @@ public final class DefaultLock implements Lock {
 
     private void scheduleRenewal(Hold current) {
         long period = Math.max(1, ttl.toNanos() / 3);
-        current.renewal =
-                context.renewals().scheduleWithFixedDelay(() -> renew(current), period, period, TimeUnit.NANOSECONDS);
+        current.renewal = context.renewals(binding)
+                .scheduleWithFixedDelay(() -> renew(current), period, period, TimeUnit.NANOSECONDS);
     }
 
     /** One background renewal; a store outage is retried at the next tick until the lease estimate ends. */
     private void renew(Hold current) {
-        if (hold.get() != current) {
+        if (hold.get() != current || current.releasing) {
             current.stopRenewal();
             return;
         }
@@ -218,6 +223,9 @@ public final class DefaultLock implements Lock {
                 return;
             }
         } catch (RuntimeException e) {
+            if (current.releasing) {
+                return;
+            }
             if (!current.expired()) {
                 RegistryContext.warn(
                         "Renewal of lock '" + name + "' in store '" + binding.name()
@@ -225,6 +233,11 @@ public final class DefaultLock implements Lock {
                         e);
                 return;
             }
+        }
+        if (current.releasing || hold.get() != current) {
+            // The release ran while this renewal was in flight: the lease ended because it was released.
+            current.stopRenewal();
+            return;
         }
         current.lost = true;
         current.stopRenewal();
@@ -276,7 +289,6 @@ public final class DefaultLock implements Lock {
         try {
             release();
         } catch (RuntimeException releaseFailure) {
-            stopRenewal();
             RegistryContext.warn(
                     "Lock '" + name + "' in store '" + binding.name() + "': the work completed but the"
                             + " release failed; the lock frees itself when its lease ends in at most " + ttl,
@@ -285,26 +297,27 @@ public final class DefaultLock implements Lock {
         return LockResult.of(value);
     }
 
-    private void stopRenewal() {
-        Hold current = hold.get();
-        if (current != null) {
-            current.stopRenewal();
-        }
-    }
-
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Renewal stops before the store is asked, so that no path out of here (a store that is down included)
+     * leaves the lease renewed in the background; a hold whose release failed stays on the handle, so the
+     * release can be retried, and otherwise ends at its ttl.
+     */
     @Override
     public boolean release() {
         Hold current = hold.get();
         if (current == null) {
             return false;
         }
+        current.releasing = true;
+        current.stopRenewal();
         boolean released;
         try {
             released = binding.store().release(name, owner);
         } catch (LockStoreUnavailableException e) {
             throw binding.unavailable(name, e);
         }
-        current.stopRenewal();
         hold.compareAndSet(current, null);
         if (released && context.hasListeners()) {
             context.tell(listener -> listener.released(this));
@@ -379,13 +392,31 @@ public final class DefaultLock implements Lock {
     }
 
     @Override
+    public Optional<Duration> busyFor() {
+        return Optional.ofNullable(busyFor);
+    }
+
+    @Override
     public Lock autoExtend() {
-        return new DefaultLock(context, binding, name, ttl, Owners.next(), purpose, true);
+        requireNotStarted("autoExtend()");
+        autoExtend = true;
+        return this;
     }
 
     @Override
     public Lock purpose(String newPurpose) {
-        return new DefaultLock(context, binding, name, ttl, Owners.next(), newPurpose, autoExtend);
+        requireNotStarted("purpose(...)");
+        purpose = newPurpose == null ? "" : newPurpose;
+        lastHolder = null;
+        return this;
+    }
+
+    private void requireNotStarted(String option) {
+        if (started) {
+            throw new IllegalStateException("Lock '" + name + "' in store '" + binding.name() + "': set " + option
+                    + " before the handle's first acquisition; this handle has already tried to acquire or holds"
+                    + " the lock. Configure a new handle from LockRegistry.lock(...) instead");
+        }
     }
 
     /**
@@ -395,9 +426,10 @@ public final class DefaultLock implements Lock {
     public DefaultLock adoptHold() {
         Optional<LockEntry> entry = binding.call(name, () -> binding.store().inspect(name));
         long now = System.nanoTime();
-        entry.filter(live -> live.owner().equals(owner))
-                .ifPresent(live ->
-                        hold.set(new Hold(live.fence(), now + live.remaining().toNanos())));
+        entry.filter(live -> live.owner().equals(owner)).ifPresent(live -> {
+            started = true;
+            hold.set(new Hold(live.fence(), now + live.remaining().toNanos()));
+        });
         return this;
     }
 

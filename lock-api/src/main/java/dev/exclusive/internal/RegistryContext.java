@@ -3,16 +3,19 @@ package dev.exclusive.internal;
 import dev.exclusive.Lock;
 import dev.exclusive.LockListener;
 import dev.exclusive.UnknownStoreException;
+import dev.exclusive.spi.NamedThreads;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * What every view of one registry shares: its stores, instance name, listeners, and the renewal thread that
- * {@code autoExtend} handles use, created the first time one needs it.
+ * What every view of one registry shares: its stores, instance name, listeners, and the renewal threads that
+ * {@code autoExtend} handles use (one per store), created the first time one needs it.
  */
 public final class RegistryContext implements AutoCloseable {
 
@@ -22,12 +25,18 @@ public final class RegistryContext implements AutoCloseable {
     private final String instanceName;
     private final List<LockListener> listeners;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile ScheduledThreadPoolExecutor renewals;
+    private final ThreadFactory threads;
+    private final Map<String, ScheduledThreadPoolExecutor> renewals = new ConcurrentHashMap<>();
 
-    public RegistryContext(Map<String, StoreBinding> stores, String instanceName, List<LockListener> listeners) {
+    public RegistryContext(
+            Map<String, StoreBinding> stores,
+            String instanceName,
+            List<LockListener> listeners,
+            ThreadFactory threads) {
         this.stores = Map.copyOf(stores);
         this.instanceName = instanceName;
         this.listeners = List.copyOf(listeners);
+        this.threads = threads;
     }
 
     public String instanceName() {
@@ -66,24 +75,26 @@ public final class RegistryContext implements AutoCloseable {
         return !listeners.isEmpty();
     }
 
-    /** The scheduler that renews auto-extending leases; one daemon thread per registry. */
-    public ScheduledThreadPoolExecutor renewals() {
-        ScheduledThreadPoolExecutor executor = renewals;
-        if (executor == null) {
-            synchronized (this) {
-                executor = renewals;
-                if (executor == null) {
-                    executor = new ScheduledThreadPoolExecutor(1, task -> {
-                        Thread thread = new Thread(task, "exclusive-renewal-" + instanceName);
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-                    executor.setRemoveOnCancelPolicy(true);
-                    renewals = executor;
-                }
-            }
+    /**
+     * The scheduler that renews the auto-extending leases of one store: one thread per store, created the first
+     * time one of its handles needs it, so that a store stuck in its timeout delays only its own renewals.
+     */
+    public ScheduledThreadPoolExecutor renewals(StoreBinding binding) {
+        ScheduledThreadPoolExecutor executor = renewals.get(binding.name());
+        if (executor != null) {
+            return executor;
         }
-        return executor;
+        synchronized (renewals) {
+            if (closed.get()) {
+                throw new IllegalStateException("The lock registry is closed; no lease can be auto-extended");
+            }
+            return renewals.computeIfAbsent(binding.name(), store -> {
+                ScheduledThreadPoolExecutor created =
+                        new ScheduledThreadPoolExecutor(1, NamedThreads.of(threads, "exclusive-renewal-" + store));
+                created.setRemoveOnCancelPolicy(true);
+                return created;
+            });
+        }
     }
 
     static void warn(String message, Throwable cause) {
@@ -104,9 +115,8 @@ public final class RegistryContext implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        ScheduledThreadPoolExecutor executor = renewals;
-        if (executor != null) {
-            executor.shutdownNow();
+        synchronized (renewals) {
+            renewals.values().forEach(ScheduledThreadPoolExecutor::shutdownNow);
         }
         RuntimeException failure = null;
         for (StoreBinding binding : stores.values()) {

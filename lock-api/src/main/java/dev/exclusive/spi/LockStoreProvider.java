@@ -5,6 +5,8 @@ import dev.exclusive.UnknownStoreException;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * Builds stores of one type from settings, so that configuration can name stores by type
@@ -27,6 +29,21 @@ public interface LockStoreProvider {
      *                                    key and the fix
      */
     LockStore create(String storeName, Map<String, String> settings);
+
+    /**
+     * Builds a store whose background threads (if it has any) come from {@code threads}: inside a Jakarta EE
+     * server, the container's managed thread factory. The default ignores {@code threads}, for stores without
+     * threads of their own.
+     *
+     * @param storeName the configured store's name, for messages
+     * @param settings  as for {@link #create(String, Map)}
+     * @param threads   where the store's background threads come from; wrap it in {@link NamedThreads}
+     * @return a new store, which the caller closes
+     * @throws LockConfigurationException if a setting is missing, malformed or unknown
+     */
+    default LockStore create(String storeName, Map<String, String> settings, ThreadFactory threads) {
+        return create(storeName, settings);
+    }
 
     /**
      * Finds the provider of a store type with {@link ServiceLoader}.
@@ -71,9 +88,31 @@ public interface LockStoreProvider {
      * @throws LockConfigurationException if the provider rejects a setting
      */
     static LockStore create(String storeName, String type, Map<String, String> settings, ClassLoader classLoader) {
+        return create(storeName, type, settings, classLoader, Executors.defaultThreadFactory());
+    }
+
+    /**
+     * {@link #create(String, String, Map, ClassLoader)} with the factory the store's background threads come
+     * from.
+     *
+     * @param storeName   the configured store's name
+     * @param type        the store type
+     * @param settings    the store's settings, possibly with {@code type} and {@code prefix}
+     * @param classLoader where to look for the provider
+     * @param threads     where the store's background threads come from
+     * @return a new store, which the caller closes
+     * @throws UnknownStoreException      if no provider of that type is installed
+     * @throws LockConfigurationException if the provider rejects a setting
+     */
+    static LockStore create(
+            String storeName,
+            String type,
+            Map<String, String> settings,
+            ClassLoader classLoader,
+            ThreadFactory threads) {
         Map<String, String> providerSettings = new java.util.HashMap<>(settings);
         providerSettings.remove("type");
         providerSettings.remove("prefix");
-        return forType(type, classLoader).create(storeName, Map.copyOf(providerSettings));
+        return forType(type, classLoader).create(storeName, Map.copyOf(providerSettings), threads);
     }
 }
