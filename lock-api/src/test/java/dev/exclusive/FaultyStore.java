@@ -1,0 +1,96 @@
+package dev.exclusive;
+
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LockEntry;
+import dev.exclusive.spi.LockStore;
+import dev.exclusive.spi.WaitPolicy;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real store with faults injected on demand: a release or an extend that cannot reach the backend, or an
+ * extend held back until the test lets it go. Counts list calls, so a test can prove a path never lists.
+ */
+final class FaultyStore implements LockStore {
+
+    /** What an extend does before it reaches the real store. */
+    interface ExtendHook {
+        void beforeExtend(String name) throws InterruptedException;
+    }
+
+    private final LockStore real;
+    volatile boolean releaseFails;
+    volatile boolean extendFails;
+    volatile ExtendHook extendHook = name -> {};
+    final AtomicInteger extends_ = new AtomicInteger();
+    final AtomicInteger lists = new AtomicInteger();
+
+    FaultyStore(LockStore real) {
+        this.real = real;
+    }
+
+    private static LockStoreUnavailableException down(String name) {
+        return new LockStoreUnavailableException("injected: the store is down", name, null, null);
+    }
+
+    @Override
+    public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
+        return real.tryAcquire(name, owner, holder, ttl);
+    }
+
+    @Override
+    public boolean release(String name, String owner) {
+        if (releaseFails) {
+            throw down(name);
+        }
+        return real.release(name, owner);
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        return real.forceRelease(name);
+    }
+
+    @Override
+    public boolean extend(String name, String owner, Duration ttl) {
+        try {
+            extendHook.beforeExtend(name);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw down(name);
+        }
+        extends_.incrementAndGet();
+        if (extendFails) {
+            throw down(name);
+        }
+        return real.extend(name, owner, ttl);
+    }
+
+    @Override
+    public Optional<LockEntry> inspect(String name) {
+        return real.inspect(name);
+    }
+
+    @Override
+    public List<LockEntry> list(String prefix, int limit) {
+        lists.incrementAndGet();
+        return real.list(prefix, limit);
+    }
+
+    @Override
+    public WaitPolicy waitPolicy() {
+        return real.waitPolicy();
+    }
+
+    @Override
+    public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
+        real.awaitRelease(name, maxWait);
+    }
+
+    @Override
+    public void close() {
+        real.close();
+    }
+}

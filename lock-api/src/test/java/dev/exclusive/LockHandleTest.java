@@ -1,0 +1,240 @@
+package dev.exclusive;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.exclusive.memory.MemoryLockStore;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The handle's own behaviour around its store: options, renewal, and what a busy attempt tells. */
+class LockHandleTest {
+
+    private static final Duration TTL = Duration.ofMillis(300);
+
+    private final FaultyStore store = new FaultyStore(new MemoryLockStore());
+    private final AtomicInteger lost = new AtomicInteger();
+    private final LockRegistry registry = LockRegistry.builder()
+            .store("faulty", store)
+            .listener(new LockListener() {
+                @Override
+                public void lost(Lock lock) {
+                    lost.incrementAndGet();
+                }
+            })
+            .build();
+
+    @AfterEach
+    void close() {
+        registry.close();
+    }
+
+    // ---------------------------------------------------------------- options configure one handle
+
+    @Test
+    void optionsConfigureTheSameHandleAndKeepItsOwner() {
+        Lock lock = registry.lock("imports:users", TTL);
+        String owner = lock.owner();
+        assertSame(lock, lock.purpose("Imports#run"));
+        assertSame(lock, lock.autoExtend());
+        assertEquals(owner, lock.owner());
+        assertTrue(lock.get());
+        assertEquals("Imports#run", registry.liveLocks("", 10).get(0).holder().purpose());
+        assertTrue(lock.release());
+    }
+
+    @Test
+    void autoExtendAfterGetRenewsTheHandleThatHolds() throws InterruptedException {
+        // The old API returned a new handle here, so this hold was never renewed and expired after one ttl.
+        Lock lock = registry.lock("imports:users", TTL).autoExtend();
+        assertTrue(lock.get());
+        awaitTrue(() -> store.extends_.get() >= 4, TTL.multipliedBy(10));
+        assertTrue(lock.isLocked(), "renewed past four ttls");
+        assertFalse(lock.isExpired());
+        assertTrue(lock.release());
+    }
+
+    @Test
+    void optionsAreRefusedOnceTheHandleHasTriedToAcquire() {
+        Lock lock = registry.lock("imports:users", TTL);
+        assertTrue(lock.get());
+        IllegalStateException e = assertThrows(IllegalStateException.class, lock::autoExtend);
+        assertTrue(e.getMessage().contains("imports:users") && e.getMessage().contains("autoExtend"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> lock.purpose("late"));
+        assertTrue(lock.release());
+        assertThrows(IllegalStateException.class, lock::autoExtend, "also after the release: the handle was used");
+
+        Lock busy = registry.lock("imports:users", TTL);
+        assertTrue(registry.lock("imports:users", TTL).get());
+        assertFalse(busy.get());
+        assertThrows(IllegalStateException.class, busy::autoExtend, "a busy attempt is an attempt too");
+    }
+
+    // ---------------------------------------------------------------- renewal and release
+
+    @Test
+    void aFailedReleaseStopsTheRenewalSoTheLeaseEnds() {
+        Lock lock = registry.lock("imports:users", TTL).autoExtend();
+        store.releaseFails = true;
+        RuntimeException work = new RuntimeException("the work failed");
+        RuntimeException thrown = assertThrows(
+                RuntimeException.class,
+                () -> lock.get(() -> {
+                    throw work;
+                }));
+        assertSame(work, thrown, "the work's exception, unchanged");
+        assertTrue(thrown.getSuppressed()[0] instanceof LockStoreUnavailableException);
+        int renewalsAtRelease = store.extends_.get();
+        // Before the fix the renewal went on: the lock was still held seven ttls later.
+        awaitTrue(() -> !registry.lock("imports:users", TTL).isLocked(), TTL.multipliedBy(5));
+        assertEquals(renewalsAtRelease, store.extends_.get(), "no renewal after the release");
+    }
+
+    @Test
+    void aFailedReleaseOfCompletedWorkStopsTheRenewalToo() {
+        Lock lock = registry.lock("imports:users", TTL).autoExtend();
+        store.releaseFails = true;
+        assertEquals("done", lock.get(() -> "done").value(), "the result survives a failed release");
+        awaitTrue(() -> !registry.lock("imports:users", TTL).isLocked(), TTL.multipliedBy(5));
+    }
+
+    @Test
+    void aFailedReleaseCanBeRetried() {
+        Lock lock = registry.lock("imports:users", Duration.ofSeconds(30));
+        assertTrue(lock.get());
+        store.releaseFails = true;
+        assertThrows(LockStoreUnavailableException.class, lock::release);
+        store.releaseFails = false;
+        assertTrue(lock.release(), "the hold stays on the handle after a failed release");
+        assertFalse(lock.isLocked());
+    }
+
+    @Test
+    void aRenewalRacingACleanReleaseIsNotALoss() throws Exception {
+        CountDownLatch renewalStarted = new CountDownLatch(1);
+        CountDownLatch released = new CountDownLatch(1);
+        Lock lock = registry.lock("imports:users", TTL).autoExtend();
+        store.extendHook = name -> {
+            renewalStarted.countDown();
+            assertTrue(released.await(10, TimeUnit.SECONDS));
+        };
+        assertTrue(lock.get());
+        assertTrue(renewalStarted.await(10, TimeUnit.SECONDS), "a renewal is in flight");
+        assertTrue(lock.release());
+        released.countDown();
+        // The in-flight renewal now finds the lease gone: because it was released, not lost. Its thread goes
+        // back to waiting for work once it has decided.
+        awaitTrue(() -> store.extends_.get() >= 1, TTL.multipliedBy(10));
+        Thread renewal = renewalThread("exclusive-renewal-faulty");
+        awaitTrue(() -> renewal.getState() == Thread.State.WAITING, TTL.multipliedBy(10));
+        assertEquals(0, lost.get(), "no LockLost after a clean release");
+        assertFalse(lock.isExpired());
+    }
+
+    @Test
+    void aRenewalThatFindsTheLeaseGoneReportsItLost() {
+        Lock lock = registry.lock("imports:users", TTL).autoExtend();
+        assertTrue(lock.get());
+        assertTrue(registry.forceRelease("imports:users"));
+        awaitTrue(() -> lost.get() == 1, TTL.multipliedBy(10));
+        assertTrue(lock.isExpired());
+        assertFalse(lock.release());
+    }
+
+    @Test
+    void aStuckStoreDoesNotDelayAnotherStoresRenewals() throws Exception {
+        CountDownLatch unblock = new CountDownLatch(1);
+        FaultyStore stuck = new FaultyStore(new MemoryLockStore());
+        FaultyStore healthy = new FaultyStore(new MemoryLockStore());
+        try (LockRegistry two = LockRegistry.builder()
+                .store("stuck", stuck)
+                .store("healthy", healthy)
+                .build()) {
+            stuck.extendHook = name -> unblock.await(30, TimeUnit.SECONDS);
+            Lock onStuck = two.store("stuck").lock("a", TTL).autoExtend();
+            Lock onHealthy = two.store("healthy").lock("b", TTL).autoExtend();
+            assertTrue(onStuck.get());
+            awaitTrue(
+                    () -> stuck.extends_.get() == 0
+                            && Thread.getAllStackTraces().keySet().stream()
+                                    .anyMatch(t -> t.getName().equals("exclusive-renewal-stuck")),
+                    TTL.multipliedBy(5));
+            assertTrue(onHealthy.get());
+            // With one renewal thread per registry the healthy store's renewals queued behind the stuck one and
+            // its lease ran out.
+            awaitTrue(() -> healthy.extends_.get() >= 4, TTL.multipliedBy(10));
+            assertTrue(two.store("healthy").lock("b", TTL).isLocked());
+            assertFalse(onHealthy.isExpired());
+            unblock.countDown();
+        }
+    }
+
+    @Test
+    void renewalThreadsComeFromTheChosenFactoryAndStopOnClose() {
+        AtomicInteger made = new AtomicInteger();
+        LockRegistry custom = LockRegistry.builder()
+                .store("memory", new MemoryLockStore())
+                .threadFactory(task -> {
+                    made.incrementAndGet();
+                    return new Thread(task);
+                })
+                .build();
+        Lock lock = custom.lock("a", TTL).autoExtend();
+        assertTrue(lock.get());
+        assertEquals(1, made.get());
+        Thread renewal = renewalThread("exclusive-renewal-memory");
+        assertTrue(renewal.isDaemon());
+        custom.close();
+        awaitTrue(() -> !renewal.isAlive(), Duration.ofSeconds(10));
+    }
+
+    // ---------------------------------------------------------------- busy
+
+    @Test
+    void aBusyAttemptTellsHowLongTheHolderHasLeftWithoutListing() {
+        assertTrue(registry.lock("imports:users", Duration.ofSeconds(30)).get());
+        Lock waiting = registry.lock("imports:users", TTL);
+        assertTrue(waiting.busyFor().isEmpty(), "no attempt yet");
+        assertFalse(waiting.get());
+        Duration left = waiting.busyFor().orElseThrow();
+        assertTrue(
+                left.compareTo(Duration.ofSeconds(25)) > 0 && left.compareTo(Duration.ofSeconds(30)) <= 0, "" + left);
+        assertEquals(0, store.lists.get());
+        assertFalse(waiting.block(Duration.ofMillis(50)));
+        assertTrue(waiting.busyFor().isPresent());
+        assertTrue(registry.forceRelease("imports:users"));
+        assertTrue(waiting.get());
+        assertTrue(waiting.busyFor().isEmpty(), "cleared by the acquisition");
+    }
+
+    private static Thread renewalThread(String name) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no thread named " + name));
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, Duration max) {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("condition not met within " + max);
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted");
+            }
+        }
+    }
+}
