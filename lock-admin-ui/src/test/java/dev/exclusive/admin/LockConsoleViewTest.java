@@ -45,7 +45,9 @@ class LockConsoleViewTest {
                 .store("files", new FileLockStore(lockFolder))
                 .build();
         view = new LockConsoleView(
-                new LockConsoleService(registry, 10_000), ConsoleSettings.DEFAULTS, new ConsoleUpdates());
+                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.user("admin", "exclusive-admin")),
+                ConsoleSettings.DEFAULTS,
+                new ConsoleUpdates());
     }
 
     @AfterEach
