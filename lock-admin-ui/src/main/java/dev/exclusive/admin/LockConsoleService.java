@@ -2,10 +2,13 @@ package dev.exclusive.admin;
 
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.admin.internal.ConsoleAccess;
+import dev.exclusive.admin.internal.ConsoleCaller;
 import dev.exclusive.admin.internal.ConsoleSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.lang.System.Logger.Level;
+import java.security.Principal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -32,6 +35,13 @@ import java.util.Set;
  * A store that cannot be listed (unreachable, or failing in any other way) becomes a {@link StoreProblem} in the
  * snapshot; the other stores are listed as usual.
  *
+ * <h2>Security</h2>
+ * {@link #forceRelease} acts for the caller the container knows on the calling thread ({@link ConsoleCaller}),
+ * not for whoever the view says: only an authenticated user in the console's role ({@code exclusive.console.role},
+ * default {@code exclusive-admin}) releases anything; everyone else, and a thread with no caller at all, is refused
+ * and logged at {@code WARNING}. Reading is not checked here: the view refuses users without the role, and its
+ * refreshes also run on push and background threads that carry no caller.
+ *
  * <p>Thread-safe.
  */
 @ApplicationScoped
@@ -41,32 +51,31 @@ public class LockConsoleService {
 
     private final LockRegistry registry;
     private final int scanLimit;
+    private final String role;
+    private final ConsoleCaller caller;
 
     /** For the container's client proxy. */
     protected LockConsoleService() {
         this.registry = null;
         this.scanLimit = 0;
+        this.role = null;
+        this.caller = null;
     }
 
     /**
      * @param registry the registry whose stores the console lists (lock-cdi's default {@code LockRegistry})
-     * @param settings the console's settings
+     * @param settings the console's settings: the scan limit and the role a force-release needs
+     * @param caller   who calls, as the container knows them
      */
     @Inject
-    public LockConsoleService(LockRegistry registry, ConsoleSettings settings) {
-        this(registry, settings.scanLimit());
-    }
-
-    /**
-     * @param registry  the registry whose stores the console lists
-     * @param scanLimit the most live locks read from one store for one query; positive
-     */
-    public LockConsoleService(LockRegistry registry, int scanLimit) {
-        if (scanLimit < 1) {
-            throw new IllegalArgumentException("scanLimit must be positive, got " + scanLimit);
+    public LockConsoleService(LockRegistry registry, ConsoleSettings settings, ConsoleCaller caller) {
+        if (settings.scanLimit() < 1) {
+            throw new IllegalArgumentException("scanLimit must be positive, got " + settings.scanLimit());
         }
         this.registry = Objects.requireNonNull(registry, "registry");
-        this.scanLimit = scanLimit;
+        this.scanLimit = settings.scanLimit();
+        this.role = Objects.requireNonNull(settings.role(), "role");
+        this.caller = Objects.requireNonNull(caller, "caller");
     }
 
     /** @return the names of the configured stores, sorted */
@@ -116,16 +125,30 @@ public class LockConsoleService {
     }
 
     /**
-     * Frees a lock whoever holds it now, in the store it was listed from, and logs who did it. lock-cdi's
-     * registry fires {@code LockForceReleased} with the caller's principal to every observer.
+     * Frees a lock whoever holds it now, in the store it was listed from, if the caller is an authenticated user in
+     * the console's role, and logs who did it. lock-cdi's registry fires {@code LockForceReleased} with the caller's
+     * principal to every observer.
      *
      * @param lock a lock from {@link #read}
-     * @param user who asked, for the log
      * @return whether a live lock was freed or it was free already
+     * @throws ForceReleaseRefusedException                if nobody is signed in on this thread, or the user is not
+     *                                                     in the console's role; nothing is released then
      * @throws dev.exclusive.LockStoreUnavailableException if the store cannot be reached
      * @throws dev.exclusive.UnknownStoreException         if the lock's store is not configured here
      */
-    public ForceReleaseOutcome forceRelease(LockInfo lock, String user) {
+    public ForceReleaseOutcome forceRelease(LockInfo lock) {
+        Principal principal = caller.principal();
+        String user = principal == null ? null : principal.getName();
+        if (ConsoleAccess.decide(principal, caller::isInRole, role) != ConsoleAccess.ALLOWED) {
+            LOG.log(
+                    Level.WARNING,
+                    "Refused to force-release lock ''{0}'' in store ''{1}'' for {2}: {3}; nothing was released",
+                    lock.name(),
+                    lock.store(),
+                    user == null ? "a caller who is not signed in" : "user '" + user + "'",
+                    user == null ? "nobody is signed in" : "not in role '" + role + "'");
+            throw new ForceReleaseRefusedException(lock.store(), lock.name(), user, role);
+        }
         boolean released = registry.forceRelease(lock);
         ForceReleaseOutcome outcome = released ? ForceReleaseOutcome.RELEASED : ForceReleaseOutcome.ALREADY_RELEASED;
         LOG.log(

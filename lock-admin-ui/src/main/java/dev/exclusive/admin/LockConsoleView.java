@@ -5,6 +5,8 @@ import com.vaadin.flow.component.Component;
 import com.vaadin.flow.component.DetachEvent;
 import com.vaadin.flow.component.UI;
 import com.vaadin.flow.component.UIDetachedException;
+import com.vaadin.flow.component.button.Button;
+import com.vaadin.flow.component.button.ButtonVariant;
 import com.vaadin.flow.component.combobox.MultiSelectComboBox;
 import com.vaadin.flow.component.confirmdialog.ConfirmDialog;
 import com.vaadin.flow.component.grid.ColumnTextAlign;
@@ -56,7 +58,9 @@ import java.util.stream.Stream;
  * declared here, in {@link #beforeEnter}: only users in role {@code exclusive.console.role} (default
  * {@code exclusive-admin}) see the console; a signed-in user without the role gets a page that says so; a visitor
  * who is not signed in is sent to the application's login by reloading the page, which the application protects
- * with a security constraint in its {@code web.xml}.
+ * with a security constraint in its {@code web.xml}. The service checks the role again on every force-release, for
+ * the caller the container knows at that moment; the view shows its refusal (a login that lapsed while the console
+ * stayed open gets a prompt to sign in again).
  *
  * <p>Live: the grid re-reads the stores every {@code exclusive.console.refresh-millis} (changes other servers made,
  * and the remaining time counting down), and at once, through server push, when a lock changes in this JVM.
@@ -353,16 +357,12 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         dialog.open();
     }
 
-    private void forceRelease(LockInfo lock) {
-        VaadinRequest request = VaadinRequest.getCurrent();
-        if (request != null && !request.isUserInRole(settings.role())) {
-            notify(
-                    "You are no longer in role '" + settings.role() + "': nothing was released.",
-                    NotificationVariant.LUMO_ERROR);
-            return;
-        }
+    /**
+     * Asks the service, which checks the caller itself: a refusal is shown here, never as Vaadin's "Internal error".
+     */
+    void forceRelease(LockInfo lock) {
         try {
-            ForceReleaseOutcome outcome = service.forceRelease(lock, user);
+            ForceReleaseOutcome outcome = service.forceRelease(lock);
             if (outcome == ForceReleaseOutcome.RELEASED) {
                 notify(
                         "Released '" + lock.name() + "' in store '" + lock.store() + "'.",
@@ -372,10 +372,48 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
                         "'" + lock.name() + "' in store '" + lock.store() + "' was already released.",
                         NotificationVariant.LUMO_CONTRAST);
             }
+        } catch (ForceReleaseRefusedException refused) {
+            if (refused.signInRequired()) {
+                promptSignIn();
+            } else {
+                notify(
+                        "You are no longer in role '" + refused.role() + "': nothing was released.",
+                        NotificationVariant.LUMO_ERROR);
+                stopLiveUpdates();
+                enter(ConsoleAccess.REFUSED, refused.callerName().orElse(""));
+            }
+            return;
         } catch (RuntimeException e) {
             notify("Could not force-release '" + lock.name() + "': " + e.getMessage(), NotificationVariant.LUMO_ERROR);
         }
         refresh();
+    }
+
+    /**
+     * The login lapsed while the console stayed open (a container login that expires before the HTTP session does,
+     * while Vaadin's requests go to paths the application need not protect): reloading the console's own path,
+     * which the application protects, lets the container ask for the login again and come back here.
+     */
+    private void promptSignIn() {
+        Notification notification = new Notification();
+        notification.setId("exclusive-console-sign-in");
+        notification.addThemeVariants(NotificationVariant.LUMO_WARNING);
+        notification.setPosition(Notification.Position.MIDDLE);
+        notification.setDuration(0);
+        Button signIn = new Button("Sign in again", click -> {
+            notification.close();
+            click.getSource().getUI().ifPresent(ui -> ui.getPage().reload());
+        });
+        signIn.setId("exclusive-console-sign-in-again");
+        signIn.addThemeVariants(ButtonVariant.LUMO_PRIMARY);
+        Button later = new Button("Close", click -> notification.close());
+        HorizontalLayout content = new HorizontalLayout(
+                new Span("Your sign-in has lapsed: nothing was released. Sign in again to use the lock console."),
+                signIn,
+                later);
+        content.setDefaultVerticalComponentAlignment(FlexComponent.Alignment.CENTER);
+        notification.add(content);
+        notification.open();
     }
 
     private static void notify(String text, NotificationVariant variant) {
@@ -420,9 +458,14 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
 
     @Override
     protected void onDetach(DetachEvent event) {
-        liveRegistrations.forEach(Registration::remove);
-        liveRegistrations.clear();
+        stopLiveUpdates();
         event.getUI().setPollInterval(-1);
         super.onDetach(event);
+    }
+
+    private void stopLiveUpdates() {
+        liveRegistrations.forEach(Registration::remove);
+        liveRegistrations.clear();
+        getUI().ifPresent(ui -> ui.setPollInterval(-1));
     }
 }

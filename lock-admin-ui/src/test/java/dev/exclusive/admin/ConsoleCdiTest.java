@@ -1,8 +1,10 @@
 package dev.exclusive.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.exclusive.Lock;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.admin.internal.ConsoleBeans;
@@ -16,10 +18,17 @@ import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.inject.ConfigExtension;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.security.enterprise.AuthenticationStatus;
+import jakarta.security.enterprise.SecurityContext;
+import jakarta.security.enterprise.authentication.mechanism.http.AuthenticationParameters;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.nio.file.Path;
+import java.security.Principal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +55,53 @@ class ConsoleCdiTest {
 
         List<LockForceReleased> events() {
             return List.copyOf(events);
+        }
+    }
+
+    /**
+     * Jakarta Security's {@code SecurityContext} as a server provides it: the caller on the current thread, here set
+     * by the test.
+     */
+    @ApplicationScoped
+    static class SignedIn implements SecurityContext {
+
+        private volatile Principal caller;
+        private volatile Set<String> roles = Set.of();
+
+        void as(String name, String... roles) {
+            this.caller = () -> name;
+            this.roles = Set.of(roles);
+        }
+
+        void nobody() {
+            this.caller = null;
+            this.roles = Set.of();
+        }
+
+        @Override
+        public Principal getCallerPrincipal() {
+            return caller;
+        }
+
+        @Override
+        public <T extends Principal> Set<T> getPrincipalsByType(Class<T> type) {
+            return caller != null && type.isInstance(caller) ? Set.of(type.cast(caller)) : Set.of();
+        }
+
+        @Override
+        public boolean isCallerInRole(String role) {
+            return caller != null && roles.contains(role);
+        }
+
+        @Override
+        public boolean hasAccessToWebResource(String resource, String... methods) {
+            return false;
+        }
+
+        @Override
+        public AuthenticationStatus authenticate(
+                HttpServletRequest request, HttpServletResponse response, AuthenticationParameters parameters) {
+            return AuthenticationStatus.NOT_DONE;
         }
     }
 
@@ -84,7 +140,8 @@ class ConsoleCdiTest {
                         LockConsoleView.class,
                         ConsoleBeans.class,
                         ConsoleUpdates.class,
-                        AuditTrail.class)
+                        AuditTrail.class,
+                        SignedIn.class)
                 .addExtension(new ExclusiveExtension())
                 .addExtension(new ConfigExtension())
                 .initialize();
@@ -117,21 +174,50 @@ class ConsoleCdiTest {
     }
 
     @Test
-    void aForceReleaseIsFiredOnceAsLockForceReleased() {
+    void aForceReleaseIsFiredOnceAsLockForceReleasedNamingTheCaller() {
         LockRegistry registry = container.select(LockRegistry.class).get();
         registry.lock("stuck", Duration.ofMinutes(5)).get();
         LockConsoleService service = container.select(LockConsoleService.class).get();
         LockInfo stuck =
                 service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 1).get(0);
+        container.select(SignedIn.class).get().as("admin", "lock-ops");
 
-        service.forceRelease(stuck, "admin");
-        service.forceRelease(stuck, "admin");
+        service.forceRelease(stuck);
+        service.forceRelease(stuck);
 
         List<LockForceReleased> events =
                 container.select(AuditTrail.class).get().events();
         assertThat(events)
-                .extracting(LockForceReleased::storeName, LockForceReleased::lockName, LockForceReleased::released)
-                .containsExactly(tuple("local", "stuck", true), tuple("local", "stuck", false));
+                .extracting(
+                        LockForceReleased::storeName,
+                        LockForceReleased::lockName,
+                        LockForceReleased::released,
+                        LockForceReleased::principalName)
+                .containsExactly(tuple("local", "stuck", true, "admin"), tuple("local", "stuck", false, "admin"));
+    }
+
+    @Test
+    void theServiceAsksJakartaSecurityWhoCallsAndRefusesOthersThanTheConfiguredRole() {
+        Lock held = container.select(LockRegistry.class).get().lock("stuck", Duration.ofMinutes(5));
+        assertThat(held.get()).isTrue();
+        LockConsoleService service = container.select(LockConsoleService.class).get();
+        LockInfo stuck =
+                service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 1).get(0);
+        SignedIn signedIn = container.select(SignedIn.class).get();
+
+        signedIn.as("admin", "exclusive-admin");
+        assertThatThrownBy(() -> service.forceRelease(stuck))
+                .as("the default role is not the configured one")
+                .isInstanceOf(ForceReleaseRefusedException.class)
+                .hasMessageContaining("user 'admin' is not in role 'lock-ops'");
+        signedIn.nobody();
+        assertThatThrownBy(() -> service.forceRelease(stuck))
+                .isInstanceOfSatisfying(
+                        ForceReleaseRefusedException.class,
+                        refused -> assertThat(refused.signInRequired()).isTrue());
+
+        assertThat(held.isLocked()).isTrue();
+        assertThat(container.select(AuditTrail.class).get().events()).isEmpty();
     }
 
     @Test

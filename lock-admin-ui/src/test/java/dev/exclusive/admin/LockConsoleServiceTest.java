@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.exclusive.Lock;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.admin.internal.ConsoleSettings;
 import dev.exclusive.file.FileLockStore;
 import dev.exclusive.memory.MemoryLockStore;
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.logging.Level;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,7 +41,19 @@ class LockConsoleServiceTest {
                 .store("files", new FileLockStore(lockFolder), "app:")
                 .instanceName("node-1")
                 .build();
-        service = new LockConsoleService(registry, 10_000);
+        service = new LockConsoleService(registry, ConsoleSettings.DEFAULTS, ADMIN);
+    }
+
+    private static final TestCaller ADMIN = TestCaller.user("admin", "exclusive-admin");
+
+    private static ConsoleSettings scanLimit(int scanLimit) {
+        ConsoleSettings defaults = ConsoleSettings.DEFAULTS;
+        return new ConsoleSettings(defaults.route(), defaults.role(), defaults.refresh(), scanLimit);
+    }
+
+    private static ConsoleSettings role(String role) {
+        ConsoleSettings defaults = ConsoleSettings.DEFAULTS;
+        return new ConsoleSettings(defaults.route(), role, defaults.refresh(), defaults.scanLimit());
     }
 
     @AfterEach
@@ -164,7 +178,7 @@ class LockConsoleServiceTest {
 
     @Test
     void aStoreHoldingMoreThanTheScanLimitIsReportedAsTruncated() {
-        LockConsoleService limited = new LockConsoleService(registry, 5);
+        LockConsoleService limited = new LockConsoleService(registry, scanLimit(5), ADMIN);
         for (int i = 0; i < 7; i++) {
             take("local", "job:" + i, Duration.ofMinutes(1));
         }
@@ -185,7 +199,8 @@ class LockConsoleServiceTest {
                 assertThat(counted.lock("job:" + i, Duration.ofMinutes(1)).get())
                         .isTrue();
             }
-            LockSnapshot snapshot = new LockConsoleService(counted, 10_000).read(LockFilter.all());
+            LockSnapshot snapshot =
+                    new LockConsoleService(counted, ConsoleSettings.DEFAULTS, ADMIN).read(LockFilter.all());
 
             snapshot.page(LockSort.DEFAULT, 0, 10);
             snapshot.page(LockSort.DEFAULT, 10, 10);
@@ -195,16 +210,111 @@ class LockConsoleServiceTest {
         }
     }
 
-    @Test
-    void forceReleaseFreesTheLockThenReportsThatItWasAlreadyReleased() {
-        Lock held = take("files", "stuck", Duration.ofMinutes(5));
-        LockInfo listed =
-                service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 1).get(0);
+    private LockInfo listed(String name) {
+        return service.read(new LockFilter(name, LockFilter.NameMatch.CONTAINS, Set.of()))
+                .page(LockSort.DEFAULT, 0, 1)
+                .get(0);
+    }
 
-        assertThat(service.forceRelease(listed, "admin")).isEqualTo(ForceReleaseOutcome.RELEASED);
+    @Test
+    void aUserInTheRoleForceReleasesTheLockThenHearsThatItWasAlreadyReleased() {
+        Lock held = take("files", "stuck", Duration.ofMinutes(5));
+        LockInfo listed = listed("stuck");
+
+        assertThat(service.forceRelease(listed)).isEqualTo(ForceReleaseOutcome.RELEASED);
         assertThat(held.isLocked()).isFalse();
-        assertThat(service.forceRelease(listed, "admin")).isEqualTo(ForceReleaseOutcome.ALREADY_RELEASED);
+        assertThat(service.forceRelease(listed)).isEqualTo(ForceReleaseOutcome.ALREADY_RELEASED);
         assertThat(service.read(LockFilter.all()).size()).isZero();
+    }
+
+    @Test
+    void aUserWithoutTheRoleCannotForceReleaseAndTheLockStaysHeld() {
+        Lock held = take("local", "stuck", Duration.ofMinutes(5));
+        LockConsoleService asOperator =
+                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.user("operator", "viewer"));
+
+        assertThatThrownBy(() -> asOperator.forceRelease(listed("stuck")))
+                .isInstanceOfSatisfying(ForceReleaseRefusedException.class, refused -> {
+                    assertThat(refused.callerName()).contains("operator");
+                    assertThat(refused.signInRequired()).isFalse();
+                    assertThat(refused.role()).isEqualTo("exclusive-admin");
+                })
+                .hasMessage("Force-release of lock 'stuck' in store 'local' refused: user 'operator' is not in role"
+                        + " 'exclusive-admin'; nothing was released");
+        assertThat(held.isLocked()).isTrue();
+        assertThat(held.extend()).as("still this handle's lease").isTrue();
+    }
+
+    @Test
+    void withNobodySignedInNothingIsForceReleased() {
+        Lock held = take("files", "stuck", Duration.ofMinutes(5));
+        LockConsoleService withoutCaller =
+                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.nobody());
+
+        assertThatThrownBy(() -> withoutCaller.forceRelease(listed("stuck")))
+                .isInstanceOfSatisfying(ForceReleaseRefusedException.class, refused -> {
+                    assertThat(refused.callerName()).isEmpty();
+                    assertThat(refused.signInRequired()).isTrue();
+                    assertThat(refused.lockName()).isEqualTo("app:stuck");
+                    assertThat(refused.storeName()).isEqualTo("files");
+                });
+        assertThat(held.isLocked()).isTrue();
+        assertThat(listed("stuck").fence()).isEqualTo(held.fence().getAsLong());
+    }
+
+    @Test
+    void theConfiguredRoleIsTheOneAForceReleaseNeeds() {
+        take("local", "a", Duration.ofMinutes(5));
+        take("local", "b", Duration.ofMinutes(5));
+        LockConsoleService adminOnly =
+                new LockConsoleService(registry, role("lock-ops"), TestCaller.user("admin", "exclusive-admin"));
+        LockConsoleService lockOps =
+                new LockConsoleService(registry, role("lock-ops"), TestCaller.user("ops", "lock-ops"));
+
+        assertThatThrownBy(() -> adminOnly.forceRelease(listed("a")))
+                .isInstanceOf(ForceReleaseRefusedException.class)
+                .hasMessageContaining("not in role 'lock-ops'");
+        assertThat(lockOps.forceRelease(listed("b"))).isEqualTo(ForceReleaseOutcome.RELEASED);
+        assertThat(names(service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 10)))
+                .containsExactly("local/a");
+    }
+
+    @Test
+    void aRefusedForceReleaseIsLoggedAtWarningWithWhoAndWhichLock() {
+        take("local", "imports:users", Duration.ofMinutes(5));
+        LockInfo listed = listed("imports:users");
+        LockConsoleService asOperator =
+                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.user("operator"));
+        LockConsoleService withoutCaller =
+                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.nobody());
+
+        try (CapturedLog log = CapturedLog.of(LockConsoleService.class)) {
+            assertThatThrownBy(() -> asOperator.forceRelease(listed)).isInstanceOf(ForceReleaseRefusedException.class);
+            assertThatThrownBy(() -> withoutCaller.forceRelease(listed))
+                    .isInstanceOf(ForceReleaseRefusedException.class);
+
+            assertThat(log.messages(Level.WARNING))
+                    .containsExactly(
+                            "Refused to force-release lock 'imports:users' in store 'local' for user 'operator': not"
+                                    + " in role 'exclusive-admin'; nothing was released",
+                            "Refused to force-release lock 'imports:users' in store 'local' for a caller who is not"
+                                    + " signed in: nobody is signed in; nothing was released");
+            assertThat(log.messages(Level.INFO)).isEmpty();
+        }
+    }
+
+    @Test
+    void aForceReleaseIsLoggedWithTheCallerTheContainerKnows() {
+        take("local", "imports:users", Duration.ofMinutes(5));
+
+        try (CapturedLog log = CapturedLog.of(LockConsoleService.class)) {
+            service.forceRelease(listed("imports:users"));
+
+            assertThat(log.messages(Level.INFO))
+                    .singleElement()
+                    .asString()
+                    .startsWith("Lock 'imports:users' in store 'local' force-released by 'admin': released");
+        }
     }
 
     @Test
@@ -214,7 +324,7 @@ class LockConsoleServiceTest {
         assertThatThrownBy(() -> snapshot.page(LockSort.DEFAULT, -1, 10))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("offset -1");
-        assertThatThrownBy(() -> new LockConsoleService(registry, 0))
+        assertThatThrownBy(() -> new LockConsoleService(registry, scanLimit(0), ADMIN))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("scanLimit");
     }

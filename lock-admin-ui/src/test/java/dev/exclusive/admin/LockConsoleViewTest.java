@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.vaadin.flow.component.Component;
 import com.vaadin.flow.component.HasText;
+import com.vaadin.flow.component.UI;
+import com.vaadin.flow.component.button.Button;
+import com.vaadin.flow.component.notification.Notification;
 import com.vaadin.flow.data.provider.Query;
 import com.vaadin.flow.data.provider.QuerySortOrder;
 import com.vaadin.flow.data.provider.SortDirection;
+import com.vaadin.flow.server.VaadinSession;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.admin.internal.ConsoleAccess;
@@ -19,6 +23,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,13 +50,47 @@ class LockConsoleViewTest {
                 .store("local", local)
                 .store("files", new FileLockStore(lockFolder))
                 .build();
-        view = new LockConsoleView(
-                new LockConsoleService(registry, 10_000), ConsoleSettings.DEFAULTS, new ConsoleUpdates());
+        view = viewFor(TestCaller.user("admin", "exclusive-admin"));
+    }
+
+    private LockConsoleView viewFor(TestCaller caller) {
+        return new LockConsoleView(
+                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, caller),
+                ConsoleSettings.DEFAULTS,
+                new ConsoleUpdates());
     }
 
     @AfterEach
     void closeStores() {
+        UI.setCurrent(null);
         registry.close();
+    }
+
+    /** A UI for the view, as Vaadin has while it handles a request: current, in a session this thread holds. */
+    private static UI currentUi(Component view) {
+        ReentrantLock lock = new ReentrantLock();
+        lock.lock();
+        VaadinSession session = new VaadinSession(null) {
+            @Override
+            public Lock getLockInstance() {
+                return lock;
+            }
+        };
+        UI ui = new UI();
+        ui.getInternals().setSession(session);
+        UI.setCurrent(ui);
+        ui.add(view);
+        return ui;
+    }
+
+    /** @return the notifications open in {@code ui}, once Vaadin would have sent them */
+    private static List<Notification> notifications(UI ui) {
+        ui.getInternals().getStateTree().runExecutionsBeforeClientResponse();
+        return ui.getChildren()
+                .filter(Notification.class::isInstance)
+                .map(Notification.class::cast)
+                .filter(Notification::isOpened)
+                .toList();
     }
 
     private static Query<LockInfo, Void> query(int offset, int limit, QuerySortOrder... orders) {
@@ -62,10 +102,11 @@ class LockConsoleViewTest {
     }
 
     private static Stream<String> textsIn(Component component) {
-        Stream<String> own =
-                component instanceof HasText text && !text.getText().isEmpty()
-                        ? Stream.of(text.getText())
-                        : Stream.empty();
+        String text = component instanceof HasText hasText
+                ? hasText.getText()
+                // a notification opened with a text keeps it in the web component's property
+                : component instanceof Notification ? component.getElement().getProperty("text", "") : "";
+        Stream<String> own = text.isEmpty() ? Stream.empty() : Stream.of(text);
         return Stream.concat(own, component.getChildren().flatMap(LockConsoleViewTest::textsIn));
     }
 
@@ -171,5 +212,67 @@ class LockConsoleViewTest {
 
         assertThat(texts(view)).contains("Sign in required");
         assertThat(view.grid().getParent()).isEmpty();
+    }
+
+    @Test
+    void aForceReleaseAfterTheLoginLapsedPromptsToSignInAgainAndReleasesNothing() {
+        dev.exclusive.Lock held = registry.store("local").lock("stuck", Duration.ofMinutes(5));
+        assertThat(held.get()).isTrue();
+        LockConsoleView lapsed = viewFor(TestCaller.nobody());
+        UI ui = currentUi(lapsed);
+        lapsed.enter(ConsoleAccess.ALLOWED, "admin");
+
+        lapsed.forceRelease(lapsed.snapshot().page(LockSort.DEFAULT, 0, 1).get(0));
+
+        assertThat(held.isLocked()).isTrue();
+        assertThat(notifications(ui)).singleElement().satisfies(prompt -> {
+            assertThat(prompt.getId()).contains("exclusive-console-sign-in");
+            assertThat(texts(prompt)).anySatisfy(text -> assertThat(text).contains("sign-in has lapsed"));
+            assertThat(prompt.getDuration()).as("stays until answered").isZero();
+        });
+        assertThat(ui.getChildren()
+                        .flatMap(LockConsoleViewTest::descendants)
+                        .filter(Button.class::isInstance)
+                        .map(button -> ((Button) button).getText()))
+                .contains("Sign in again");
+    }
+
+    @Test
+    void aUserWhoLostTheRoleIsToldAndSeesTheRefusalPage() {
+        dev.exclusive.Lock held = registry.store("local").lock("stuck", Duration.ofMinutes(5));
+        assertThat(held.get()).isTrue();
+        LockConsoleView demoted = viewFor(TestCaller.user("admin", "viewer"));
+        UI ui = currentUi(demoted);
+        demoted.enter(ConsoleAccess.ALLOWED, "admin");
+
+        demoted.forceRelease(demoted.snapshot().page(LockSort.DEFAULT, 0, 1).get(0));
+
+        assertThat(held.isLocked()).isTrue();
+        assertThat(notifications(ui))
+                .singleElement()
+                .satisfies(notice -> assertThat(texts(notice))
+                        .anySatisfy(text -> assertThat(text).contains("no longer in role 'exclusive-admin'")));
+        assertThat(texts(demoted)).contains("Access denied");
+        assertThat(demoted.grid().getParent()).isEmpty();
+    }
+
+    @Test
+    void anAdminForceReleasesFromTheView() {
+        dev.exclusive.Lock held = registry.store("local").lock("stuck", Duration.ofMinutes(5));
+        assertThat(held.get()).isTrue();
+        UI ui = currentUi(view);
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+
+        view.forceRelease(view.snapshot().page(LockSort.DEFAULT, 0, 1).get(0));
+
+        assertThat(held.isLocked()).isFalse();
+        assertThat(view.snapshot().size()).isZero();
+        assertThat(notifications(ui))
+                .singleElement()
+                .satisfies(notice -> assertThat(texts(notice)).contains("Released 'stuck' in store 'local'."));
+    }
+
+    private static Stream<Component> descendants(Component component) {
+        return Stream.concat(Stream.of(component), component.getChildren().flatMap(LockConsoleViewTest::descendants));
     }
 }

@@ -4,14 +4,17 @@ import dev.exclusive.cdi.LockAcquired;
 import dev.exclusive.cdi.LockForceReleased;
 import dev.exclusive.cdi.LockLost;
 import dev.exclusive.cdi.LockReleased;
+import dev.exclusive.spi.NamedThreads;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,6 +26,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * for the first change in a burst, schedules one delivery {@link #COALESCE} later on this bean's own thread. So a
  * busy application pays an event dispatch and a compare-and-set per lock operation, and each console refreshes at
  * most once per {@link #COALESCE}, never on the application's threads.
+ *
+ * <p>That thread, named {@value #THREAD_NAME}, comes from the container's {@code ManagedThreadFactory}
+ * ({@code java:comp/DefaultManagedThreadFactory}) inside a server, so it carries the application's context and the
+ * server knows it; outside a container it is a plain daemon thread. Either way it ends when the application stops.
  */
 @ApplicationScoped
 public class ConsoleUpdates {
@@ -30,11 +37,26 @@ public class ConsoleUpdates {
     /** How long changes are gathered into one refresh. */
     public static final Duration COALESCE = Duration.ofMillis(150);
 
+    /** The name of the thread that tells the consoles. */
+    public static final String THREAD_NAME = "exclusive-console-updates";
+
     private static final System.Logger LOG = System.getLogger(ConsoleUpdates.class.getName());
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
     private final Set<Runnable> subscribers = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    private ThreadFactory threads;
     private ScheduledThreadPoolExecutor deliveries;
+    private boolean closed;
+
+    /**
+     * Looks the container's thread factory up as the application starts, on a thread that serves no user: a
+     * {@code ManagedThreadFactory} runs its threads with the context of the thread that looked it up, the security
+     * identity included, and without this the bean would be created on whichever request first took a lock.
+     */
+    void started(@Observes @Initialized(ApplicationScoped.class) Object application) {
+        threads();
+    }
 
     /**
      * @param subscriber run on this bean's thread after lock changes; must not block for long
@@ -89,23 +111,45 @@ public class ConsoleUpdates {
         }
     }
 
+    private synchronized ThreadFactory threads() {
+        if (threads == null) {
+            ThreadFactory managed = ContainerThreads.managedThreadFactory();
+            threads = NamedThreads.of(managed, THREAD_NAME);
+            LOG.log(Level.DEBUG, "Lock console updates run on {0}", threads);
+        }
+        return threads;
+    }
+
     private synchronized ScheduledThreadPoolExecutor deliveries() {
+        if (closed) {
+            throw new IllegalStateException("The lock console's updates have stopped with the application");
+        }
         if (deliveries == null) {
-            deliveries = new ScheduledThreadPoolExecutor(1, task -> {
-                Thread thread = new Thread(task, "exclusive-console-updates");
-                thread.setDaemon(true);
-                return thread;
-            });
+            deliveries = new ScheduledThreadPoolExecutor(1, threads());
             deliveries.setRemoveOnCancelPolicy(true);
         }
         return deliveries;
     }
 
+    /** Stops the thread with the application, waiting briefly for a delivery under way. */
     @PreDestroy
-    synchronized void close() {
-        subscribers.clear();
-        if (deliveries != null) {
-            deliveries.shutdownNow();
+    void close() {
+        ScheduledThreadPoolExecutor stopping;
+        synchronized (this) {
+            closed = true;
+            subscribers.clear();
+            stopping = deliveries;
+        }
+        if (stopping == null) {
+            return;
+        }
+        stopping.shutdownNow();
+        try {
+            if (!stopping.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.log(Level.WARNING, "The lock console''s update thread did not stop within {0}", STOP_WAIT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
