@@ -58,8 +58,11 @@ import redis.clients.jedis.util.Pool;
  * {@code EVALSHA}, sent again with {@code EVAL} on {@code NOSCRIPT}). Redis runs a script alone: no other
  * command, from any client, runs between its first and last step, so each check-then-act below is atomic.
  * <ol>
- * <li>acquire: if the hash exists ({@code PTTL} is not -2), answer busy with its {@code PTTL}, which waiters
- * use to sleep until the lease ends. Else read {@code TIME}; fence = max(counter + 1, Redis time in µs); set
+ * <li>acquire: if a live hash exists ({@code PTTL} above 0, or -1) and its owner is another, answer busy with its
+ * {@code PTTL}, which waiters use to sleep until the lease ends. If its owner is the caller (a retry of an attempt
+ * whose reply was lost: Jedis's Cluster client sends a script again after a read timeout), {@code PEXPIRE} it to
+ * the ttl, push the counter's retention out as extend does, and answer acquired with that hold's fence and
+ * acquisition time. Else read {@code TIME}; fence = max(counter + 1, Redis time in µs); set
  * the counter to the fence with {@code PX} ttl + retention; write the hash and {@code PEXPIRE} it to the ttl plus
  * 2 ms (Redis counts whole milliseconds, so without the slack the key could vanish before the holder's own
  * estimate of its lease ends);
@@ -100,7 +103,8 @@ import redis.clients.jedis.util.Pool;
  * exhausted pool) becomes {@link LockStoreUnavailableException}: within the connect timeout plus the socket
  * timeout (default 2 s each), plus at most one socket timeout waiting for a pooled connection. Idle pooled
  * connections are dropped after a connection failure, so the same store works again once Redis is back.
- * An acquisition whose reply was lost may have taken the lock; its lease then expires at its ttl.
+ * An acquisition whose reply was lost may have taken the lock: a retry by the same owner finds that hold and
+ * answers acquired with it; without a retry the lease expires at its ttl.
  *
  * <p>Thread-safe. Build one with {@link #create(URI)}, {@link #builder()}, or {@link #using(UnifiedJedis)} on
  * a client the application owns.
