@@ -42,7 +42,7 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
     @Override
     public LockStore create(String storeName, Map<String, String> values) {
         StoreSettings settings = StoreSettings.of(type(), storeName, values, KEYS);
-        RedisLockStore.Builder builder = RedisLockStore.builder().storeName(storeName);
+        RedisLockStoreBuilder builder = RedisLockStore.builder().storeName(storeName);
         String url = settings.text("url").orElse(null);
         String nodes = settings.text("nodes").orElse(null);
         String master = settings.text("sentinel-master").orElse(null);

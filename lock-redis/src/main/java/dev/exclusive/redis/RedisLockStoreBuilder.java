@@ -1,0 +1,153 @@
+package dev.exclusive.redis;
+
+import dev.exclusive.LockStoreUnavailableException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.util.JedisURIHelper;
+
+/**
+ * Settings of a {@link RedisLockStore} that opens and owns its connections, from {@link RedisLockStore#builder()}.
+ * One of {@link #url}, {@link #clusterNodes} or {@link #sentinel} chooses the topology; the URL also carries
+ * credentials, database and TLS for the others.
+ *
+ * <p>Not thread-safe; {@link #build()} may be called more than once, each time opening a new store.
+ */
+public final class RedisLockStoreBuilder {
+
+    private URI url;
+    private final Set<HostAndPort> clusterNodes = new LinkedHashSet<>();
+    private String sentinelMaster;
+    private final Set<HostAndPort> sentinels = new LinkedHashSet<>();
+    private Duration connectTimeout = RedisLockStore.DEFAULT_CONNECT_TIMEOUT;
+    private Duration socketTimeout = RedisLockStore.DEFAULT_SOCKET_TIMEOUT;
+    private int poolSize = RedisLockStore.DEFAULT_POOL_SIZE;
+    private String storeName = "redis";
+    private Duration fenceRetention = RedisLockStore.DEFAULT_FENCE_RETENTION;
+
+    RedisLockStoreBuilder() {}
+
+    /**
+     * @param retention how long a name's fence counter is kept after its last lease ends; at least 1 ms.
+     *                  Fences strictly increase within it whatever the clocks do (see {@link RedisLockStore}).
+     * @return this builder
+     */
+    public RedisLockStoreBuilder fenceRetention(Duration retention) {
+        if (retention == null || retention.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("fence retention must be at least 1 ms, got " + retention);
+        }
+        fenceRetention = retention;
+        return this;
+    }
+
+    /**
+     * @param url {@code redis://[user:password@]host[:port][/database]} or {@code rediss://} (TLS): the
+     *            server of a standalone store; with {@link #clusterNodes} one more seed node, with
+     *            {@link #sentinel} only credentials, database and TLS of the master (its host is not used)
+     * @return this builder
+     * @throws IllegalArgumentException if it is not a Redis URL
+     */
+    public RedisLockStoreBuilder url(URI url) {
+        URI withPort = RedisKeys.withDefaultPort(url);
+        if (!JedisURIHelper.isValid(withPort) || !JedisURIHelper.isRedisScheme(withPort)) {
+            throw new IllegalArgumentException("Not a Redis URL: '" + url
+                    + "'; expected redis://[user:password@]host[:port][/database] or rediss://...");
+        }
+        this.url = withPort;
+        return this;
+    }
+
+    /**
+     * @param nodes seed nodes of a Redis Cluster; the client discovers the rest
+     * @return this builder
+     */
+    public RedisLockStoreBuilder clusterNodes(Collection<HostAndPort> nodes) {
+        clusterNodes.addAll(nodes);
+        return this;
+    }
+
+    /**
+     * @param master    the name Sentinel monitors the master under
+     * @param sentinels the Sentinel nodes (without authentication)
+     * @return this builder
+     */
+    public RedisLockStoreBuilder sentinel(String master, Collection<HostAndPort> sentinels) {
+        this.sentinelMaster = Objects.requireNonNull(master, "master");
+        this.sentinels.addAll(sentinels);
+        return this;
+    }
+
+    /**
+     * @param timeout time to open a connection; positive
+     * @return this builder
+     */
+    public RedisLockStoreBuilder connectTimeout(Duration timeout) {
+        connectTimeout = positive(timeout, "connect timeout");
+        return this;
+    }
+
+    /**
+     * @param timeout time to wait for a reply, and for a free pooled connection; positive
+     * @return this builder
+     */
+    public RedisLockStoreBuilder socketTimeout(Duration timeout) {
+        socketTimeout = positive(timeout, "socket timeout");
+        return this;
+    }
+
+    /**
+     * @param size pooled connections for commands (per node in Cluster); positive. The subscriber takes one
+     *             more.
+     * @return this builder
+     */
+    public RedisLockStoreBuilder poolSize(int size) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("pool size must be positive, got " + size);
+        }
+        poolSize = size;
+        return this;
+    }
+
+    /**
+     * @param name the configured store's name, used in messages
+     * @return this builder
+     */
+    public RedisLockStoreBuilder storeName(String name) {
+        storeName = Objects.requireNonNull(name, "name");
+        return this;
+    }
+
+    /**
+     * Builds the store. Standalone and Sentinel stores connect lazily to the master; Cluster and Sentinel
+     * clients ask the cluster or the sentinels for the topology now.
+     *
+     * @return a new store, which owns its client
+     * @throws IllegalStateException         if no topology was given
+     * @throws LockStoreUnavailableException if a Cluster or the Sentinels cannot be reached now
+     */
+    public RedisLockStore build() {
+        RedisTopology topology = RedisTopology.open(new RedisTopology.Settings(
+                url,
+                new LinkedHashSet<>(clusterNodes),
+                sentinelMaster,
+                new LinkedHashSet<>(sentinels),
+                connectTimeout,
+                socketTimeout,
+                poolSize,
+                storeName));
+        return new RedisLockStore(topology, storeName, fenceRetention);
+    }
+
+    private static Duration positive(Duration timeout, String what) {
+        if (timeout == null
+                || timeout.compareTo(Duration.ofMillis(1)) < 0
+                || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+            throw new IllegalArgumentException(what + " must be between 1 ms and about 24 days, got " + timeout);
+        }
+        return timeout;
+    }
+}
