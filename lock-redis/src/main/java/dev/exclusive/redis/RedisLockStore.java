@@ -6,12 +6,14 @@ import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LocalSignals;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
+import dev.exclusive.spi.NamedThreads;
 import dev.exclusive.spi.WaitPolicy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import redis.clients.jedis.RedisClient;
@@ -66,8 +68,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * Use fences for work that must not run twice.
  *
  * <p>Waiting. A release publishes the name on {@value RedisKeys#RELEASED_CHANNEL}. Each store has one daemon
- * thread holding one subscribed connection, which signals the waiting threads of this JVM through
- * {@link LocalSignals}: no thread and no connection per waiter. Messages can be lost (the subscription is
+ * thread, {@code exclusive-redis-subscriber-<store>}, holding one subscribed connection, which signals the waiting
+ * threads of this JVM through {@link LocalSignals}: no thread and no connection per waiter. The thread comes from
+ * the store's thread factory ({@link RedisLockStoreBuilder#threadFactory}; the provider uses the one it is given),
+ * starts with the first wait and ends with {@link #close()}. Messages can be lost (the subscription is
  * re-established after Redis restarts, and anything published meanwhile is missed), so waiters also re-check
  * with a backoff of 100 ms to 1 s, never beyond the holder's expiry.
  *
@@ -110,14 +114,16 @@ public final class RedisLockStore implements LockStore {
     private final ReleaseSubscriber subscriber;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    RedisLockStore(RedisTopology topology, String storeName, Duration fenceRetention) {
+    /** @param threads where the subscriber's thread comes from; {@code null} for plain daemon threads */
+    RedisLockStore(RedisTopology topology, String storeName, Duration fenceRetention, ThreadFactory threads) {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.client = topology.client();
         this.storeName = Objects.requireNonNull(storeName, "storeName");
         this.fenceRetention = Long.toString(fenceRetention.toMillis());
         this.failures = new RedisFailures(storeName, topology);
         this.lister = new RedisLister(topology);
-        this.subscriber = new ReleaseSubscriber(client, signals, storeName);
+        this.subscriber = new ReleaseSubscriber(
+                client, signals, storeName, NamedThreads.of(threads, "exclusive-redis-subscriber-" + storeName));
     }
 
     /**
@@ -158,7 +164,20 @@ public final class RedisLockStore implements LockStore {
      * @return a new store that does not close {@code client}
      */
     public static RedisLockStore using(UnifiedJedis client, String storeName) {
-        return new RedisLockStore(RedisTopology.of(client), storeName, DEFAULT_FENCE_RETENTION);
+        return using(client, storeName, null);
+    }
+
+    /**
+     * Like {@link #using(UnifiedJedis, String)}, with the thread factory the subscriber's thread comes from.
+     *
+     * @param client    an open client
+     * @param storeName the configured store's name
+     * @param threads   where the store's one background thread comes from (inside a Jakarta EE server, the
+     *                  container's {@code ManagedThreadFactory}); {@code null} for plain daemon threads
+     * @return a new store that does not close {@code client}
+     */
+    public static RedisLockStore using(UnifiedJedis client, String storeName, ThreadFactory threads) {
+        return new RedisLockStore(RedisTopology.of(client), storeName, DEFAULT_FENCE_RETENTION, threads);
     }
 
     /** @return a builder for standalone, Sentinel and Cluster stores with explicit timeouts */

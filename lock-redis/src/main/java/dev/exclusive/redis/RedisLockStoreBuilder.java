@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ThreadFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.util.JedisURIHelper;
 
@@ -28,6 +29,7 @@ public final class RedisLockStoreBuilder {
     private int poolSize = RedisLockStore.DEFAULT_POOL_SIZE;
     private String storeName = "redis";
     private Duration fenceRetention = RedisLockStore.DEFAULT_FENCE_RETENTION;
+    private ThreadFactory threads;
 
     RedisLockStoreBuilder() {}
 
@@ -122,6 +124,18 @@ public final class RedisLockStoreBuilder {
     }
 
     /**
+     * @param threads where the store's one background thread (the release subscriber, named
+     *                {@code exclusive-redis-subscriber-<store>}, daemon) comes from: inside a Jakarta EE server,
+     *                the container's {@code ManagedThreadFactory}; {@code null} (the default) for plain daemon
+     *                threads
+     * @return this builder
+     */
+    public RedisLockStoreBuilder threadFactory(ThreadFactory threads) {
+        this.threads = threads;
+        return this;
+    }
+
+    /**
      * Builds the store. Standalone and Sentinel stores connect lazily to the master; Cluster and Sentinel
      * clients ask the cluster or the sentinels for the topology now.
      *
@@ -139,7 +153,7 @@ public final class RedisLockStoreBuilder {
                 socketTimeout,
                 poolSize,
                 storeName));
-        return new RedisLockStore(topology, storeName, fenceRetention);
+        return new RedisLockStore(topology, storeName, fenceRetention, threads);
     }
 
     private static Duration positive(Duration timeout, String what) {

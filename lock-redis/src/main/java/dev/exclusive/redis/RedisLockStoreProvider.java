@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ThreadFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.util.JedisURIHelper;
 
@@ -39,10 +40,23 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
         return "redis";
     }
 
+    /** Builds a store whose subscriber runs on a plain daemon thread. */
     @Override
     public LockStore create(String storeName, Map<String, String> values) {
+        return create(storeName, values, null);
+    }
+
+    /**
+     * Builds a store whose one background thread (the release subscriber) comes from {@code threads}.
+     *
+     * @param threads the factory, such as the container's {@code ManagedThreadFactory}; {@code null} for plain
+     *                daemon threads
+     */
+    @Override
+    public LockStore create(String storeName, Map<String, String> values, ThreadFactory threads) {
         StoreSettings settings = StoreSettings.of(type(), storeName, values, KEYS);
-        RedisLockStoreBuilder builder = RedisLockStore.builder().storeName(storeName);
+        RedisLockStoreBuilder builder =
+                RedisLockStore.builder().storeName(storeName).threadFactory(threads);
         String url = settings.text("url").orElse(null);
         String nodes = settings.text("nodes").orElse(null);
         String master = settings.text("sentinel-master").orElse(null);
