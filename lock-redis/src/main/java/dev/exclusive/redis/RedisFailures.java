@@ -9,7 +9,8 @@ import redis.clients.jedis.util.Pool;
 /**
  * Turns Jedis failures into {@link LockStoreUnavailableException}: every one of them (connection refused,
  * timeouts, a Redis gone mid-call, Cluster errors, an exhausted pool) means the store could not answer. A
- * connection failure also drops the idle pooled connections, which die together when Redis restarts.
+ * connection failure also drops the idle pooled connections, which die together when Redis restarts. Messages and
+ * causes pass through {@link Secrets}, in case Jedis repeated a URL or a password.
  */
 final class RedisFailures {
 
@@ -32,25 +33,27 @@ final class RedisFailures {
             dropIdleConnections();
         }
         String what = lockName == null ? action : action + " lock '" + lockName + "'";
+        Secrets secrets = topology.secrets();
         return new LockStoreUnavailableException(
                 "Redis store '" + storeName + "' could not " + what + " on " + topology.target() + ": "
-                        + failure.getMessage() + "; check that Redis is running and reachable",
+                        + secrets.redact(failure.getMessage()) + "; check that Redis is running and reachable",
                 lockName,
                 storeName,
-                failure);
+                secrets.redact(failure));
     }
 
     /** @return the exception for a Cluster or Sentinels that cannot be reached while the store is built */
     static LockStoreUnavailableException unreachable(RedisTopology.Settings settings, JedisException failure) {
+        Secrets secrets = settings.secrets();
         return new LockStoreUnavailableException(
                 "Redis store '" + settings.storeName() + "' cannot reach "
                         + (settings.clusterNodes().isEmpty()
                                 ? "the sentinels " + RedisTopology.describe(settings.sentinels())
                                 : "the cluster " + RedisTopology.describe(settings.clusterNodes()))
-                        + ": " + failure.getMessage(),
+                        + ": " + secrets.redact(failure.getMessage()),
                 null,
                 settings.storeName(),
-                failure);
+                secrets.redact(failure));
     }
 
     /**

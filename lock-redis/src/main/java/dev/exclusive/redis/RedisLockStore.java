@@ -85,6 +85,13 @@ import redis.clients.jedis.exceptions.JedisException;
  * An acquisition whose reply was lost may have taken the lock: a retry by the same owner finds that hold and
  * answers acquired with it; without a retry the lease expires at its ttl.
  *
+ * <p>Credentials. A password in a URL must be percent-encoded ({@code #} as {@code %23}, {@code @} as
+ * {@code %40}, {@code %} as {@code %25}, {@code /} as {@code %2F}, {@code :} as {@code %3A}); simpler, give it on
+ * its own with {@link RedisLockStoreBuilder#password} (setting {@code password}), which wins over the URL's, as
+ * {@link RedisLockStoreBuilder#user} does over its user. No password appears in a message, a log line, a cause
+ * or {@link #toString()}: URLs are shown as {@code redis://***@host:port}, and Jedis messages that repeat a URL
+ * or the password are masked before they are wrapped.
+ *
  * <p>Thread-safe. Build one with {@link #create(URI)}, {@link #builder()}, or {@link #using(UnifiedJedis)} on
  * a client the application owns.
  */
@@ -123,7 +130,11 @@ public final class RedisLockStore implements LockStore {
         this.failures = new RedisFailures(storeName, topology);
         this.lister = new RedisLister(topology);
         this.subscriber = new ReleaseSubscriber(
-                client, signals, storeName, NamedThreads.of(threads, "exclusive-redis-subscriber-" + storeName));
+                client,
+                signals,
+                storeName,
+                NamedThreads.of(threads, "exclusive-redis-subscriber-" + storeName),
+                topology.secrets());
     }
 
     /**

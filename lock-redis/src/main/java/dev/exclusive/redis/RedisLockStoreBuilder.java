@@ -14,13 +14,21 @@ import redis.clients.jedis.util.JedisURIHelper;
 /**
  * Settings of a {@link RedisLockStore} that opens and owns its connections, from {@link RedisLockStore#builder()}.
  * One of {@link #url}, {@link #clusterNodes} or {@link #sentinel} chooses the topology; the URL also carries
- * credentials, database and TLS for the others.
+ * credentials, database and TLS for the others. {@link #user} and {@link #password} set credentials on their
+ * own, and win over the URL's.
+ *
+ * <p>A password in a URL must be percent-encoded ({@code #} as {@code %23}, {@code @} as {@code %40}, {@code %}
+ * as {@code %25}, {@code /} as {@code %2F}, {@code :} as {@code %3A}, {@code ?} as {@code %3F}); or leave it out
+ * of the URL and pass it to {@link #password}. Messages show a URL as {@code redis://***@host:port}, never its
+ * user info.
  *
  * <p>Not thread-safe; {@link #build()} may be called more than once, each time opening a new store.
  */
 public final class RedisLockStoreBuilder {
 
     private URI url;
+    private String user;
+    private String password;
     private final Set<HostAndPort> clusterNodes = new LinkedHashSet<>();
     private String sentinelMaster;
     private final Set<HostAndPort> sentinels = new LinkedHashSet<>();
@@ -49,17 +57,40 @@ public final class RedisLockStoreBuilder {
     /**
      * @param url {@code redis://[user:password@]host[:port][/database]} or {@code rediss://} (TLS): the
      *            server of a standalone store; with {@link #clusterNodes} one more seed node, with
-     *            {@link #sentinel} only credentials, database and TLS of the master (its host is not used)
+     *            {@link #sentinel} only credentials, database and TLS of the master (its host is not used).
+     *            A password in it is percent-encoded; user info without a colon is the password alone, as
+     *            {@code redis-cli} reads it.
      * @return this builder
-     * @throws IllegalArgumentException if it is not a Redis URL
+     * @throws IllegalArgumentException if it is not a Redis URL; the message shows it without its user info
      */
     public RedisLockStoreBuilder url(URI url) {
         URI withPort = RedisKeys.withDefaultPort(url);
         if (!JedisURIHelper.isValid(withPort) || !JedisURIHelper.isRedisScheme(withPort)) {
-            throw new IllegalArgumentException("Not a Redis URL: '" + url
-                    + "'; expected redis://[user:password@]host[:port][/database] or rediss://...");
+            throw new IllegalArgumentException("Not a Redis URL: " + Secrets.describeUrl(url.toString())
+                    + "; expected redis://[user:password@]host[:port][/database] or rediss://..., with a password"
+                    + " percent-encoded (or passed to password(String) instead)");
         }
         this.url = withPort;
+        return this;
+    }
+
+    /**
+     * @param user the Redis ACL user of the data nodes (not the Sentinels); wins over the URL's; {@code null}
+     *             for the URL's, or Redis's {@code default} user
+     * @return this builder
+     */
+    public RedisLockStoreBuilder user(String user) {
+        this.user = user;
+        return this;
+    }
+
+    /**
+     * @param password the password of the data nodes (not the Sentinels), as it is: no encoding; wins over the
+     *                 URL's; {@code null} for the URL's. It never appears in messages, logs or {@code toString}.
+     * @return this builder
+     */
+    public RedisLockStoreBuilder password(String password) {
+        this.password = password;
         return this;
     }
 
@@ -146,6 +177,8 @@ public final class RedisLockStoreBuilder {
     public RedisLockStore build() {
         RedisTopology topology = RedisTopology.open(new RedisTopology.Settings(
                 url,
+                user,
+                password,
                 new LinkedHashSet<>(clusterNodes),
                 sentinelMaster,
                 new LinkedHashSet<>(sentinels),
@@ -154,6 +187,12 @@ public final class RedisLockStoreBuilder {
                 poolSize,
                 storeName));
         return new RedisLockStore(topology, storeName, fenceRetention, threads);
+    }
+
+    /** Names no URL and no password. */
+    @Override
+    public String toString() {
+        return "RedisLockStoreBuilder[" + storeName + "]";
     }
 
     private static Duration positive(Duration timeout, String what) {

@@ -32,18 +32,22 @@ import redis.clients.jedis.util.Pool;
  * The client a store talks through, and what depends on its kind (standalone, Sentinel or Cluster): opening it from
  * a builder's settings, the connection pools behind it, and the keyspaces a listing scans.
  *
- * @param client the client
- * @param owned  whether the store opened it (and closes it), or the application did
- * @param target what it connects to, for messages; never credentials
+ * @param client  the client
+ * @param owned   whether the store opened it (and closes it), or the application did
+ * @param target  what it connects to, for messages; never credentials
+ * @param secrets what the store's messages and logs must mask
  */
-record RedisTopology(UnifiedJedis client, boolean owned, String target) {
+record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets) {
 
     /**
      * What a {@link RedisLockStoreBuilder} collected. One of {@code url}, {@code clusterNodes} or
-     * {@code sentinelMaster} chooses the topology.
+     * {@code sentinelMaster} chooses the topology; {@code user} and {@code password}, when set, win over the
+     * URL's.
      */
     record Settings(
             URI url,
+            String user,
+            String password,
             Set<HostAndPort> clusterNodes,
             String sentinelMaster,
             Set<HostAndPort> sentinels,
@@ -52,7 +56,12 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target) {
             int poolSize,
             String storeName) {
 
-        /** Names no URL: it may carry a password. */
+        /** @return what to mask in the store's messages: the URL's user info and the password */
+        Secrets secrets() {
+            return Secrets.of(url, password);
+        }
+
+        /** Names neither URL nor password. */
         @Override
         public String toString() {
             return "Settings[store " + storeName + ", " + (url == null ? "no url" : "a url") + ", cluster nodes "
@@ -63,7 +72,8 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target) {
 
     /** @return the topology of a client the application opened and closes */
     static RedisTopology of(UnifiedJedis client) {
-        return new RedisTopology(client, false, client.getClass().getSimpleName() + " of the application");
+        return new RedisTopology(
+                client, false, client.getClass().getSimpleName() + " of the application", Secrets.none());
     }
 
     /**
@@ -74,7 +84,7 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target) {
      * @throws LockStoreUnavailableException if a Cluster or the Sentinels cannot be reached now
      */
     static RedisTopology open(Settings settings) {
-        JedisClientConfig config = clientConfig(settings, settings.url() != null);
+        JedisClientConfig config = dataNodeConfig(settings);
         ConnectionPoolConfig pool = new ConnectionPoolConfig();
         pool.setMaxTotal(settings.poolSize() + 1);
         pool.setMaxIdle(settings.poolSize() + 1);
@@ -94,21 +104,22 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target) {
                         .maxAttempts(3)
                         .maxTotalRetriesDuration(settings.connectTimeout().plus(settings.socketTimeout()))
                         .build();
-                return new RedisTopology(cluster, true, "Redis Cluster " + describe(nodes));
+                return new RedisTopology(cluster, true, "Redis Cluster " + describe(nodes), settings.secrets());
             }
             if (settings.sentinelMaster() != null) {
                 RedisSentinelClient sentinel = RedisSentinelClient.builder()
                         .masterName(settings.sentinelMaster())
                         .sentinels(settings.sentinels())
                         .clientConfig(config)
-                        .sentinelClientConfig(clientConfig(settings, false))
+                        .sentinelClientConfig(baseConfig(settings).build())
                         .poolConfig(pool)
                         .build();
                 return new RedisTopology(
                         sentinel,
                         true,
                         "Redis Sentinel master '" + settings.sentinelMaster() + "' via "
-                                + describe(settings.sentinels()));
+                                + describe(settings.sentinels()),
+                        settings.secrets());
             }
         } catch (JedisException e) {
             throw RedisFailures.unreachable(settings, e);
@@ -124,7 +135,10 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target) {
                 .poolConfig(pool)
                 .build();
         return new RedisTopology(
-                standalone, true, (JedisURIHelper.isRedisSSLScheme(url) ? "rediss://" : "redis://") + server);
+                standalone,
+                true,
+                (JedisURIHelper.isRedisSSLScheme(url) ? "rediss://" : "redis://") + server,
+                settings.secrets());
     }
 
     /** @return the pools behind the client, whose idle connections die together when Redis restarts */
@@ -185,22 +199,46 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target) {
         }
     }
 
+    /**
+     * The data nodes' configuration: timeouts and client name; credentials from the {@code user} and
+     * {@code password} settings or else the URL's user info (without a colon it is the password alone, as
+     * {@code redis-cli} reads it); TLS and database from the URL.
+     */
     @SuppressWarnings("deprecation") // ssl(boolean): the plain switch that rediss:// means, default TLS settings
-    private static JedisClientConfig clientConfig(Settings settings, boolean fromUrl) {
-        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(
-                        Math.toIntExact(settings.connectTimeout().toMillis()))
-                .socketTimeoutMillis(Math.toIntExact(settings.socketTimeout().toMillis()))
-                .clientName("exclusive-" + settings.storeName().replaceAll("[^A-Za-z0-9_.-]", "_"));
-        if (fromUrl) {
-            URI url = settings.url();
-            config.user(JedisURIHelper.getUser(url))
-                    .password(JedisURIHelper.getPassword(url))
-                    .ssl(JedisURIHelper.isRedisSSLScheme(url));
+    private static JedisClientConfig dataNodeConfig(Settings settings) {
+        DefaultJedisClientConfig.Builder config = baseConfig(settings);
+        URI url = settings.url();
+        String user = null;
+        String password = null;
+        if (url != null) {
+            String userInfo = url.getUserInfo(); // decoded: %40 is @ again
+            if (userInfo != null) {
+                int colon = userInfo.indexOf(':');
+                user = colon < 0 ? null : userInfo.substring(0, colon);
+                password = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+            }
+            config.ssl(JedisURIHelper.isRedisSSLScheme(url));
             if (settings.clusterNodes().isEmpty()) {
                 config.database(JedisURIHelper.getDBIndex(url));
             }
         }
-        return config.build();
+        if (settings.user() != null) {
+            user = settings.user();
+        }
+        if (settings.password() != null) {
+            password = settings.password();
+        }
+        return config.user(user == null || user.isEmpty() ? null : user)
+                .password(password == null || password.isEmpty() ? null : password)
+                .build();
+    }
+
+    /** Timeouts and client name, without credentials: the Sentinels' configuration. */
+    private static DefaultJedisClientConfig.Builder baseConfig(Settings settings) {
+        return DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(
+                        Math.toIntExact(settings.connectTimeout().toMillis()))
+                .socketTimeoutMillis(Math.toIntExact(settings.socketTimeout().toMillis()))
+                .clientName("exclusive-" + settings.storeName().replaceAll("[^A-Za-z0-9_.-]", "_"));
     }
 }

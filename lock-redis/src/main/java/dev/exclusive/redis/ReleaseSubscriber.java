@@ -34,6 +34,7 @@ final class ReleaseSubscriber {
     private final LocalSignals signals;
     private final String storeName;
     private final ThreadFactory threads;
+    private final Secrets secrets;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition stateChanged = lock.newCondition();
     private volatile Thread thread;
@@ -46,11 +47,13 @@ final class ReleaseSubscriber {
      * @param threads where the thread comes from; it names it and makes it a daemon (see
      *                {@link dev.exclusive.spi.NamedThreads})
      */
-    ReleaseSubscriber(UnifiedJedis client, LocalSignals signals, String storeName, ThreadFactory threads) {
+    ReleaseSubscriber(
+            UnifiedJedis client, LocalSignals signals, String storeName, ThreadFactory threads, Secrets secrets) {
         this.client = client;
         this.signals = signals;
         this.storeName = storeName;
         this.threads = threads;
+        this.secrets = secrets;
     }
 
     /** Starts the thread on first use; later calls are cheap. */
@@ -172,7 +175,7 @@ final class ReleaseSubscriber {
                             "Store ''{0}'': the release subscription is down ({1}); waiters poll "
                                     + "at most every second until it is back",
                             storeName,
-                            e.toString());
+                            secrets.redact(e.toString()));
                 }
                 failing = true;
                 if (current.confirmed) {
