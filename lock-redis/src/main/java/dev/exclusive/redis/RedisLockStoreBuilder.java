@@ -65,7 +65,7 @@ public final class RedisLockStoreBuilder {
      */
     public RedisLockStoreBuilder url(URI url) {
         URI withPort = RedisKeys.withDefaultPort(url);
-        if (!JedisURIHelper.isValid(withPort) || !JedisURIHelper.isRedisScheme(withPort)) {
+        if (!JedisURIHelper.isValid(withPort)) { // a host, a port, and redis:// or rediss://
             throw new IllegalArgumentException("Not a Redis URL: " + Secrets.describeUrl(url.toString())
                     + "; expected redis://[user:password@]host[:port][/database] or rediss://..., with a password"
                     + " percent-encoded (or passed to password(String) instead)");

@@ -136,7 +136,7 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
                             + e.getIndex() + " of the value set; " + ENCODE_PASSWORD + settings.key("password"),
                     null);
         }
-        if (!JedisURIHelper.isValid(uri) || !JedisURIHelper.isRedisScheme(uri)) {
+        if (!JedisURIHelper.isValid(uri)) { // a host, a port, and redis:// or rediss://
             throw settings.problem(
                     "url",
                     "needs a url like redis://[user:password@]host[:port][/database] or rediss://... for TLS, got "
