@@ -56,6 +56,16 @@ final class RedisFailures {
                 secrets.redact(failure));
     }
 
+    /** @return whether {@code failure} was caused by an interrupt, which cleared the thread's flag as it was thrown */
+    static boolean interrupted(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Drops idle pooled connections after a connection failure: after a Redis restart they are all dead, and
      * each would fail one call before the pool noticed.

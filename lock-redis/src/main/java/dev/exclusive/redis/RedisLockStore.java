@@ -83,7 +83,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * timeout (default 2 s each), plus at most one socket timeout waiting for a pooled connection. Idle pooled
  * connections are dropped after a connection failure, so the same store works again once Redis is back.
  * An acquisition whose reply was lost may have taken the lock: a retry by the same owner finds that hold and
- * answers acquired with it; without a retry the lease expires at its ttl.
+ * answers acquired with it; without a retry the lease expires at its ttl. The thread's interrupt flag does not cut
+ * a call short (each is bounded by the timeouts anyway), so a release in a {@code finally} block after interrupted
+ * work still reaches Redis; the flag is left set.
  *
  * <p>Credentials. A password in a URL must be percent-encoded ({@code #} as {@code %23}, {@code @} as
  * {@code %40}, {@code %} as {@code %25}, {@code /} as {@code %2F}, {@code :} as {@code %3A}); simpler, give it on
@@ -261,7 +263,7 @@ public final class RedisLockStore implements LockStore {
         subscriber.start();
         signals.await(name, maxWait, () -> {
             try {
-                return client.exists(RedisKeys.lockKey(name));
+                return withInterruptFlagAside(() -> client.exists(RedisKeys.lockKey(name)));
             } catch (JedisException e) {
                 return false; // let the caller try again at once: its next call reports the outage
             }
@@ -307,9 +309,30 @@ public final class RedisLockStore implements LockStore {
             throw new IllegalStateException("Redis store '" + storeName + "' is closed");
         }
         try {
-            return work.get();
+            return withInterruptFlagAside(work);
         } catch (JedisException e) {
             throw failures.unavailable(lockName, action, e);
+        }
+    }
+
+    /**
+     * Runs {@code work} with the thread's interrupt flag cleared, and sets it again afterwards, also when an
+     * interrupt during the call surfaced as an exception. A call is bounded by the store's timeouts, and a thread
+     * whose flag is set (work that was interrupted, releasing in a {@code finally} block) must still reach Redis:
+     * the pool's wait for a free connection, and the Cluster client's pause between attempts, would otherwise end
+     * at once on the flag, fail the call and clear the flag.
+     */
+    private static <T> T withInterruptFlagAside(Supplier<T> work) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return work.get();
+        } catch (JedisException e) {
+            interrupted |= RedisFailures.interrupted(e);
+            throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
