@@ -11,15 +11,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ThreadFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
- * Builds {@code redis} stores. Settings (all under {@code exclusive.store.<name>.}):
+ * Builds {@code redis} stores. Settings (all under {@code exclusive.store.<name>.}; see also
+ * {@code lock-redis/SETTINGS.md}):
  * <ul>
  * <li>{@code url}: {@code redis://[user:password@]host[:port][/database]}, {@code rediss://} for TLS. Required
  * for a standalone Redis; with {@code nodes} it is one more seed node and gives credentials and TLS, with
- * {@code sentinels} it gives credentials, database and TLS of the master (its host is not used).</li>
+ * {@code sentinels} it gives credentials, database and TLS of the master (its host is not used). A password in
+ * the URL must be percent-encoded ({@code #} as {@code %23}, {@code @} as {@code %40}, {@code %} as {@code %25},
+ * {@code /} as {@code %2F}, {@code :} as {@code %3A}, {@code ?} as {@code %3F}); simpler, leave it out of the
+ * URL and set {@code password}.</li>
+ * <li>{@code password}: the password of the Redis data nodes, as it is (no encoding); wins over the URL's. Taken
+ * verbatim, surrounding spaces included. {@code user}: the ACL user, likewise; default: the URL's, else Redis's
+ * {@code default} user. Sentinels are reached without credentials.</li>
  * <li>{@code nodes}: Redis Cluster seed nodes, {@code host:port} separated by commas.</li>
  * <li>{@code sentinel-master} and {@code sentinels}: the master's name and the Sentinel nodes
  * ({@code host:port,...}).</li>
@@ -27,22 +35,49 @@ import redis.clients.jedis.util.JedisURIHelper;
  * default 2 s each.</li>
  * <li>{@code pool-size}: pooled connections for commands, default 16 (per node in Cluster).</li>
  * </ul>
- * Unknown keys are rejected, naming the key.
+ * Unknown keys are rejected, naming the key. No value of {@code url}, {@code password} or any key ending in
+ * {@code password} ever appears in a message, a log line or a {@code toString}: a URL is shown as
+ * {@code redis://***@host:port}, or not at all when even its host cannot be read.
  */
 public final class RedisLockStoreProvider implements LockStoreProvider {
 
-    private static final Set<String> KEYS = new TreeSet<>(
-            Set.of("url", "nodes", "sentinel-master", "sentinels", "connect-timeout", "socket-timeout", "pool-size"));
+    private static final Set<String> KEYS = new TreeSet<>(Set.of(
+            "url",
+            "user",
+            "password",
+            "nodes",
+            "sentinel-master",
+            "sentinels",
+            "connect-timeout",
+            "socket-timeout",
+            "pool-size"));
+
+    /** The fix for a URL that a password broke, the usual cause of a malformed Redis URL. */
+    private static final String ENCODE_PASSWORD = "a password in a url must be percent-encoded (# as %23, @ as %40,"
+            + " % as %25, / as %2F, : as %3A, ? as %3F), or left out of the url and set in ";
 
     @Override
     public String type() {
         return "redis";
     }
 
+    /** Builds a store whose subscriber runs on a plain daemon thread. */
     @Override
     public LockStore create(String storeName, Map<String, String> values) {
+        return create(storeName, values, null);
+    }
+
+    /**
+     * Builds a store whose one background thread (the release subscriber) comes from {@code threads}.
+     *
+     * @param threads the factory, such as the container's {@code ManagedThreadFactory}; {@code null} for plain
+     *                daemon threads
+     */
+    @Override
+    public LockStore create(String storeName, Map<String, String> values, ThreadFactory threads) {
         StoreSettings settings = StoreSettings.of(type(), storeName, values, KEYS);
-        RedisLockStore.Builder builder = RedisLockStore.builder().storeName(storeName);
+        RedisLockStoreBuilder builder =
+                RedisLockStore.builder().storeName(storeName).threadFactory(threads);
         String url = settings.text("url").orElse(null);
         String nodes = settings.text("nodes").orElse(null);
         String master = settings.text("sentinel-master").orElse(null);
@@ -67,6 +102,11 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
         if (url != null) {
             builder.url(uri(settings, url, nodes != null));
         }
+        settings.text("user").ifPresent(builder::user);
+        String password = values.get("password"); // verbatim: spaces may be part of a password
+        if (password != null && !password.isEmpty()) {
+            builder.password(password);
+        }
         if (nodes != null) {
             builder.clusterNodes(hosts(settings, "nodes", nodes));
         }
@@ -81,18 +121,27 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
         return builder.build();
     }
 
+    /**
+     * Reads the url setting. Its messages show the URL masked, and carry no cause: a {@link URISyntaxException}
+     * repeats the whole input, password included.
+     */
     private static URI uri(StoreSettings settings, String url, boolean cluster) {
         URI uri;
         try {
             uri = RedisKeys.withDefaultPort(new URI(url));
         } catch (URISyntaxException e) {
-            throw settings.problem("url", "has a malformed url '" + url + "'", e);
-        }
-        if (!JedisURIHelper.isValid(uri) || !JedisURIHelper.isRedisScheme(uri)) {
             throw settings.problem(
                     "url",
-                    "needs a url like redis://[user:password@]host[:port][/database] "
-                            + "or rediss://... for TLS, got '" + url + "'",
+                    "has a malformed url " + Secrets.describeUrl(url) + ": " + e.getReason() + " at index "
+                            + e.getIndex() + " of the value set; " + ENCODE_PASSWORD + settings.key("password"),
+                    null);
+        }
+        if (!JedisURIHelper.isValid(uri)) { // a host, a port, and redis:// or rediss://
+            throw settings.problem(
+                    "url",
+                    "needs a url like redis://[user:password@]host[:port][/database] or rediss://... for TLS, got "
+                            + Secrets.describeUrl(url) + ", which does not read as one; " + ENCODE_PASSWORD
+                            + settings.key("password"),
                     null);
         }
         if (cluster && JedisURIHelper.hasDbIndex(uri) && JedisURIHelper.getDBIndex(uri) != 0) {

@@ -3,6 +3,7 @@ package dev.exclusive.redis;
 import dev.exclusive.spi.LocalSignals;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -13,6 +14,10 @@ import redis.clients.jedis.UnifiedJedis;
  * The one subscriber of a store: a daemon thread that holds one connection subscribed to
  * {@link RedisKeys#RELEASED_CHANNEL} and turns each message (a lock name) into a {@link LocalSignals#signal}
  * for the waiters of this JVM. However many threads wait, there is one thread and one connection.
+ *
+ * <p>The thread comes from the store's thread factory (inside a Jakarta EE server, the container's managed one),
+ * is started on the first wait and ends with {@link #close()}. A factory that refuses a thread (a container
+ * shutting down) leaves waiters polling at the store's backoff; the next wait asks the factory again.
  *
  * <p>The connection comes from the client ({@link UnifiedJedis#subscribe}): from its pool in standalone and
  * Sentinel mode, from any node in Cluster mode (a {@code PUBLISH} reaches every node of a cluster). When it
@@ -28,17 +33,27 @@ final class ReleaseSubscriber {
     private final UnifiedJedis client;
     private final LocalSignals signals;
     private final String storeName;
+    private final ThreadFactory threads;
+    private final Secrets secrets;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition stateChanged = lock.newCondition();
     private volatile Thread thread;
     private Listener listener;
     private boolean listening;
     private boolean closed;
+    private boolean refusalLogged;
 
-    ReleaseSubscriber(UnifiedJedis client, LocalSignals signals, String storeName) {
+    /**
+     * @param threads where the thread comes from; it names it and makes it a daemon (see
+     *                {@link dev.exclusive.spi.NamedThreads})
+     */
+    ReleaseSubscriber(
+            UnifiedJedis client, LocalSignals signals, String storeName, ThreadFactory threads, Secrets secrets) {
         this.client = client;
         this.signals = signals;
         this.storeName = storeName;
+        this.threads = threads;
+        this.secrets = secrets;
     }
 
     /** Starts the thread on first use; later calls are cheap. */
@@ -49,8 +64,21 @@ final class ReleaseSubscriber {
         lock.lock();
         try {
             if (thread == null && !closed) {
-                Thread started = new Thread(this::run, "exclusive-redis-subscriber-" + storeName);
-                started.setDaemon(true);
+                Thread started;
+                try {
+                    started = threads.newThread(this::run);
+                } catch (RuntimeException e) {
+                    if (!refusalLogged) {
+                        refusalLogged = true;
+                        LOG.log(
+                                Level.WARNING,
+                                "Store ''{0}'': no thread for the release subscriber ({1}); waiters poll at most "
+                                        + "every second until one is granted",
+                                storeName,
+                                e.toString());
+                    }
+                    return;
+                }
                 started.start();
                 thread = started;
             }
@@ -147,7 +175,7 @@ final class ReleaseSubscriber {
                             "Store ''{0}'': the release subscription is down ({1}); waiters poll "
                                     + "at most every second until it is back",
                             storeName,
-                            e.toString());
+                            secrets.redact(e.toString()));
                 }
                 failing = true;
                 if (current.confirmed) {

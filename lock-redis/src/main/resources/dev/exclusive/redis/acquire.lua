@@ -1,4 +1,4 @@
--- Acquires a lock if nobody holds it.
+-- Acquires a lock if nobody holds it; answers a retry by the holder itself with the hold it already has.
 --
 -- KEYS[1]  the lock's hash: owner, holder, acquired (ms), fence; expires by PX after the ttl
 -- KEYS[2]  the lock's fence counter: the last fence granted; kept ttl + retention after each grant
@@ -7,15 +7,29 @@
 -- ARGV[3]  ttl in milliseconds
 -- ARGV[4]  fence retention in milliseconds
 --
--- Returns {1, fence, acquired-at ms, expires-at ms} when acquired, {0, remaining ms} when held
+-- Returns {1, fence, acquired-at ms, expires-at ms} when acquired, {0, remaining ms} when another owner holds it
 -- (remaining is -1 for a key without expiry). Times come from the Redis clock (TIME).
+-- Idempotent for the same owner: when ARGV[1] already holds a live lease (a client resent the script after a read
+-- timeout, and the first run had taken the lock), the answer is {1, that hold's fence, its acquired-at ms, now +
+-- ttl} and its lease is renewed to the ttl, as extend.lua would; the caller never hears busy about its own hold.
 -- A lease is live while its PTTL is at least 1 ms, in every script: in its last millisecond Redis still
 -- keeps the key (PTTL 0), but every script treats it as expired.
 -- Big numbers are formatted with %d: Lua's default number-to-string conversion would round them.
 
+local ttl = tonumber(ARGV[3])
 local remaining = redis.call('PTTL', KEYS[1])
 if remaining > 0 or remaining == -1 then
-    return {0, remaining}
+    local held = redis.call('HMGET', KEYS[1], 'owner', 'acquired', 'fence')
+    if held[1] ~= ARGV[1] or not (held[2] and held[3]) then
+        return {0, remaining}
+    end
+    local time = redis.call('TIME')
+    local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    redis.call('PEXPIRE', KEYS[1], string.format('%d', ttl + 2)) -- the slack explained below
+    if redis.call('PTTL', KEYS[2]) < ttl + tonumber(ARGV[4]) then
+        redis.call('PEXPIRE', KEYS[2], string.format('%d', ttl + tonumber(ARGV[4])))
+    end
+    return {1, tonumber(held[3]), tonumber(held[2]), now_ms + ttl}
 end
 if remaining == 0 then
     redis.call('DEL', KEYS[1])
@@ -24,7 +38,6 @@ end
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local ttl = tonumber(ARGV[3])
 
 -- Strictly above the last fence while the counter is retained; above the clock in microseconds otherwise,
 -- so fences keep increasing after the counter expired or was lost, as long as the Redis clock moves forward.

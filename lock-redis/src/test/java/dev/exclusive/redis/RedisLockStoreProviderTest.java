@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.exclusive.Lock;
 import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -44,6 +46,15 @@ class RedisLockStoreProviderTest {
             assertEquals("provider-test:x", lock.name());
             assertTrue(lock.get());
             assertTrue(lock.release());
+        }
+    }
+
+    @Test
+    void aTlsUrlIsAccepted() {
+        try (LockStore store = new RedisLockStoreProvider()
+                .create("shared", Map.of("url", "rediss://127.0.0.1:7149", "connect-timeout", "500ms"))) {
+            assertEquals("RedisLockStore[shared on rediss://127.0.0.1:7149]", store.toString());
+            assertThrows(LockStoreUnavailableException.class, store::ping, "nothing listens there");
         }
     }
 

@@ -75,6 +75,27 @@ class RedisScriptsTest {
     }
 
     @Test
+    void aRetryByTheHolderKeepsItsHoldAndRenewsTheLeaseAndTheFenceCounter() {
+        String name = prefix + "retried";
+        Acquisition.Acquired first =
+                (Acquisition.Acquired) store.tryAcquire(name, "alice", HOLDER, Duration.ofSeconds(2));
+        store.client().pexpire(RedisKeys.fenceKey(name), 1_000); // as if the counter's retention were running out
+        Acquisition.Acquired retried = assertInstanceOf(
+                Acquisition.Acquired.class,
+                store.tryAcquire(name, "alice", new LockHolder("elsewhere", "retrying", ""), TTL));
+        assertEquals(first.fence(), retried.fence());
+        assertEquals(first.acquiredAt(), retried.acquiredAt());
+        assertTrue(
+                retried.expiresAt().isAfter(first.expiresAt().plus(Duration.ofSeconds(25))),
+                "the lease now ends a ttl after the retry: " + retried.expiresAt());
+        LockEntry entry = store.inspect(name).orElseThrow();
+        assertTrue(entry.remaining().compareTo(Duration.ofSeconds(25)) > 0, "renewed to the ttl: " + entry.remaining());
+        assertEquals(HOLDER, entry.holder(), "the hold is the first attempt's");
+        long retained = store.client().pttl(RedisKeys.fenceKey(name));
+        assertTrue(retained > TTL.toMillis(), "the fence counter outlives the renewed lease: " + retained + " ms");
+    }
+
+    @Test
     void anExpiredKeyIsFreeAndItsOldOwnerHoldsNothing() throws InterruptedException {
         String name = prefix + "expiring";
         Acquisition.Acquired first =

@@ -15,10 +15,12 @@ import org.junit.jupiter.api.Assumptions;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
  * The Redis servers the tests use: the shared one on 127.0.0.1:6379, and throwaway ones this module starts on
- * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops.
+ * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops: a Cluster on 7101-7103,
+ * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */
@@ -59,7 +61,7 @@ final class RedisServers {
         Assumptions.abort(message);
     }
 
-    /** @return whether a Redis answers PING on the port within a second */
+    /** @return whether a Redis answers PING on the port within a second (one that asks for a password counts) */
     static boolean answers(int port) {
         try (Jedis jedis = new Jedis(
                 new HostAndPort(HOST, port),
@@ -68,6 +70,8 @@ final class RedisServers {
                         .socketTimeoutMillis(1_000)
                         .build())) {
             return "PONG".equals(jedis.ping());
+        } catch (JedisDataException e) {
+            return e.getMessage() != null && e.getMessage().startsWith("NOAUTH");
         } catch (RuntimeException e) {
             return false;
         }

@@ -1,0 +1,82 @@
+package dev.exclusive.redis;
+
+import dev.exclusive.LockStoreUnavailableException;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.Pool;
+
+/**
+ * Turns Jedis failures into {@link LockStoreUnavailableException}: every one of them (connection refused,
+ * timeouts, a Redis gone mid-call, Cluster errors, an exhausted pool) means the store could not answer. A
+ * connection failure also drops the idle pooled connections, which die together when Redis restarts. Messages and
+ * causes pass through {@link Secrets}, in case Jedis repeated a URL or a password.
+ */
+final class RedisFailures {
+
+    private final String storeName;
+    private final RedisTopology topology;
+
+    RedisFailures(String storeName, RedisTopology topology) {
+        this.storeName = storeName;
+        this.topology = topology;
+    }
+
+    /**
+     * @param lockName the lock concerned, or {@code null}
+     * @param action   what the store tried, such as {@code acquire}
+     * @param failure  what Jedis threw
+     * @return the exception to throw, naming the store, the lock, the target and the fix
+     */
+    LockStoreUnavailableException unavailable(String lockName, String action, JedisException failure) {
+        if (failure instanceof JedisConnectionException || failure.getCause() instanceof JedisConnectionException) {
+            dropIdleConnections();
+        }
+        String what = lockName == null ? action : action + " lock '" + lockName + "'";
+        Secrets secrets = topology.secrets();
+        return new LockStoreUnavailableException(
+                "Redis store '" + storeName + "' could not " + what + " on " + topology.target() + ": "
+                        + secrets.redact(failure.getMessage()) + "; check that Redis is running and reachable",
+                lockName,
+                storeName,
+                secrets.redact(failure));
+    }
+
+    /** @return the exception for a Cluster or Sentinels that cannot be reached while the store is built */
+    static LockStoreUnavailableException unreachable(RedisTopology.Settings settings, JedisException failure) {
+        Secrets secrets = settings.secrets();
+        return new LockStoreUnavailableException(
+                "Redis store '" + settings.storeName() + "' cannot reach "
+                        + (settings.clusterNodes().isEmpty()
+                                ? "the sentinels " + RedisTopology.describe(settings.sentinels())
+                                : "the cluster " + RedisTopology.describe(settings.clusterNodes()))
+                        + ": " + secrets.redact(failure.getMessage()),
+                null,
+                settings.storeName(),
+                secrets.redact(failure));
+    }
+
+    /** @return whether {@code failure} was caused by an interrupt, which cleared the thread's flag as it was thrown */
+    static boolean interrupted(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Drops idle pooled connections after a connection failure: after a Redis restart they are all dead, and
+     * each would fail one call before the pool noticed.
+     */
+    private void dropIdleConnections() {
+        try {
+            for (Pool<Connection> pool : topology.pools()) {
+                pool.clear();
+            }
+        } catch (RuntimeException e) {
+            // best effort: the pool also validates idle connections in the background
+        }
+    }
+}

@@ -1,0 +1,244 @@
+package dev.exclusive.redis;
+
+import dev.exclusive.LockStoreUnavailableException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.JedisURIHelper;
+import redis.clients.jedis.util.Pool;
+
+/**
+ * The client a store talks through, and what depends on its kind (standalone, Sentinel or Cluster): opening it from
+ * a builder's settings, the connection pools behind it, and the keyspaces a listing scans.
+ *
+ * @param client  the client
+ * @param owned   whether the store opened it (and closes it), or the application did
+ * @param target  what it connects to, for messages; never credentials
+ * @param secrets what the store's messages and logs must mask
+ */
+record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets) {
+
+    /**
+     * What a {@link RedisLockStoreBuilder} collected. One of {@code url}, {@code clusterNodes} or
+     * {@code sentinelMaster} chooses the topology; {@code user} and {@code password}, when set, win over the
+     * URL's.
+     */
+    record Settings(
+            URI url,
+            String user,
+            String password,
+            Set<HostAndPort> clusterNodes,
+            String sentinelMaster,
+            Set<HostAndPort> sentinels,
+            Duration connectTimeout,
+            Duration socketTimeout,
+            int poolSize,
+            String storeName) {
+
+        /** @return what to mask in the store's messages: the URL's user info and the password */
+        Secrets secrets() {
+            return Secrets.of(url, password);
+        }
+
+        /** Names neither URL nor password. */
+        @Override
+        public String toString() {
+            return "Settings[store " + storeName + ", " + (url == null ? "no url" : "a url") + ", cluster nodes "
+                    + describe(clusterNodes) + ", sentinel master " + sentinelMaster + " via " + describe(sentinels)
+                    + "]";
+        }
+    }
+
+    /** @return the topology of a client the application opened and closes */
+    static RedisTopology of(UnifiedJedis client) {
+        return new RedisTopology(
+                client, false, client.getClass().getSimpleName() + " of the application", Secrets.none());
+    }
+
+    /**
+     * Opens a client. Standalone and Sentinel clients connect lazily to the master; Cluster and Sentinel clients
+     * ask the cluster or the sentinels for the topology now.
+     *
+     * @throws IllegalStateException         if no topology was given
+     * @throws LockStoreUnavailableException if a Cluster or the Sentinels cannot be reached now
+     */
+    static RedisTopology open(Settings settings) {
+        JedisClientConfig config = dataNodeConfig(settings);
+        ConnectionPoolConfig pool = new ConnectionPoolConfig();
+        pool.setMaxTotal(settings.poolSize() + 1);
+        pool.setMaxIdle(settings.poolSize() + 1);
+        pool.setMinIdle(0);
+        pool.setBlockWhenExhausted(true);
+        pool.setMaxWait(settings.socketTimeout());
+        try {
+            if (!settings.clusterNodes().isEmpty()) {
+                Set<HostAndPort> nodes = new LinkedHashSet<>(settings.clusterNodes());
+                if (settings.url() != null) {
+                    nodes.add(JedisURIHelper.getHostAndPort(settings.url()));
+                }
+                RedisClusterClient cluster = RedisClusterClient.builder()
+                        .nodes(nodes)
+                        .clientConfig(config)
+                        .poolConfig(pool)
+                        .maxAttempts(3)
+                        .maxTotalRetriesDuration(settings.connectTimeout().plus(settings.socketTimeout()))
+                        .build();
+                return new RedisTopology(cluster, true, "Redis Cluster " + describe(nodes), settings.secrets());
+            }
+            if (settings.sentinelMaster() != null) {
+                RedisSentinelClient sentinel = RedisSentinelClient.builder()
+                        .masterName(settings.sentinelMaster())
+                        .sentinels(settings.sentinels())
+                        .clientConfig(config)
+                        .sentinelClientConfig(baseConfig(settings).build())
+                        .poolConfig(pool)
+                        .build();
+                return new RedisTopology(
+                        sentinel,
+                        true,
+                        "Redis Sentinel master '" + settings.sentinelMaster() + "' via "
+                                + describe(settings.sentinels()),
+                        settings.secrets());
+            }
+        } catch (JedisException e) {
+            throw RedisFailures.unreachable(settings, e);
+        }
+        URI url = settings.url();
+        if (url == null) {
+            throw new IllegalStateException("A Redis store needs a URL, cluster nodes or sentinels");
+        }
+        HostAndPort server = JedisURIHelper.getHostAndPort(url);
+        RedisClient standalone = RedisClient.builder()
+                .hostAndPort(server)
+                .clientConfig(config)
+                .poolConfig(pool)
+                .build();
+        return new RedisTopology(
+                standalone,
+                true,
+                (JedisURIHelper.isRedisSSLScheme(url) ? "rediss://" : "redis://") + server,
+                settings.secrets());
+    }
+
+    /** @return the pools behind the client, whose idle connections die together when Redis restarts */
+    @SuppressWarnings("deprecation") // JedisCluster: still accepted from applications that use it
+    List<Pool<Connection>> pools() {
+        List<Pool<Connection>> pools = new ArrayList<>();
+        if (client instanceof RedisClient standalone) {
+            pools.add(standalone.getPool());
+        } else if (client instanceof RedisSentinelClient sentinel) {
+            pools.addAll(sentinel.getPrimaryNodesConnectionMap().values());
+        } else if (client instanceof RedisClusterClient cluster) {
+            pools.addAll(cluster.getClusterNodes().values());
+        } else if (client instanceof JedisCluster cluster) {
+            pools.addAll(cluster.getClusterNodes().values());
+        }
+        return pools;
+    }
+
+    /** One keyspace to scan: the client itself, or one master of a cluster. */
+    interface Keyspace {
+        ScanResult<String> scan(String cursor, ScanParams params);
+    }
+
+    /** @return every keyspace that holds locks: the client's one, or each master's in a Cluster */
+    @SuppressWarnings("deprecation") // JedisCluster: still accepted from applications that use it
+    List<Keyspace> keyspaces() {
+        Map<String, ConnectionPool> nodes = null;
+        if (client instanceof RedisClusterClient cluster) {
+            nodes = cluster.getClusterNodes();
+        } else if (client instanceof JedisCluster cluster) {
+            nodes = cluster.getClusterNodes();
+        }
+        if (nodes == null) {
+            return List.of(client::scan);
+        }
+        List<Keyspace> masters = new ArrayList<>();
+        for (ConnectionPool pool : nodes.values()) {
+            if (isMaster(pool)) {
+                masters.add((cursor, params) -> {
+                    try (Connection connection = pool.getResource()) {
+                        return new Jedis(connection).scan(cursor, params);
+                    }
+                });
+            }
+        }
+        return masters;
+    }
+
+    /** @return the nodes as {@code host:port,...} */
+    static String describe(Collection<HostAndPort> nodes) {
+        return nodes.stream().map(HostAndPort::toString).collect(Collectors.joining(","));
+    }
+
+    private static boolean isMaster(ConnectionPool pool) {
+        try (Connection connection = pool.getResource()) {
+            List<Object> role = new Jedis(connection).role();
+            return "master".equals(RedisReplies.text(role.get(0)));
+        }
+    }
+
+    /**
+     * The data nodes' configuration: timeouts and client name; credentials from the {@code user} and
+     * {@code password} settings or else the URL's user info (without a colon it is the password alone, as
+     * {@code redis-cli} reads it); TLS and database from the URL.
+     */
+    @SuppressWarnings("deprecation") // ssl(boolean): the plain switch that rediss:// means, default TLS settings
+    private static JedisClientConfig dataNodeConfig(Settings settings) {
+        DefaultJedisClientConfig.Builder config = baseConfig(settings);
+        URI url = settings.url();
+        String user = null;
+        String password = null;
+        if (url != null) {
+            String userInfo = url.getUserInfo(); // decoded: %40 is @ again
+            if (userInfo != null) {
+                int colon = userInfo.indexOf(':');
+                user = colon < 0 ? null : userInfo.substring(0, colon);
+                password = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+            }
+            config.ssl(JedisURIHelper.isRedisSSLScheme(url));
+            if (settings.clusterNodes().isEmpty()) {
+                config.database(JedisURIHelper.getDBIndex(url));
+            }
+        }
+        if (settings.user() != null) {
+            user = settings.user();
+        }
+        if (settings.password() != null) {
+            password = settings.password();
+        }
+        return config.user(user == null || user.isEmpty() ? null : user)
+                .password(password == null || password.isEmpty() ? null : password)
+                .build();
+    }
+
+    /** Timeouts and client name, without credentials: the Sentinels' configuration. */
+    private static DefaultJedisClientConfig.Builder baseConfig(Settings settings) {
+        return DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(
+                        Math.toIntExact(settings.connectTimeout().toMillis()))
+                .socketTimeoutMillis(Math.toIntExact(settings.socketTimeout().toMillis()))
+                .clientName("exclusive-" + settings.storeName().replaceAll("[^A-Za-z0-9_.-]", "_"));
+    }
+}

@@ -1,0 +1,118 @@
+package dev.exclusive.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exclusive.LockHolder;
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LockEntry;
+import dev.exclusive.spi.LockStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+
+/**
+ * A lost reply on Redis Cluster, for real: a one-node cluster on port 7130 announces itself at a
+ * {@link ReplyDroppingProxy}, so every connection of the store's Cluster client goes through the proxy. The proxy
+ * lets the acquire script reach Redis (which takes the lock) and loses its reply; the client times out on the read
+ * and, as Jedis's Cluster executor does after a connection failure, sends the script again on a new connection.
+ * That second run finds the caller's own hold.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RedisClusterRetryTest {
+
+    private static final int PORT = 7130;
+    private static final LockHolder HOLDER = new LockHolder("retry-test", "main", "");
+    private static final Duration TTL = Duration.ofSeconds(30);
+    private static Path folder;
+    private static ReplyDroppingProxy proxy;
+
+    @BeforeAll
+    static void startClusterBehindProxy() throws IOException, InterruptedException {
+        RedisServers.requireRedisBinaries();
+        folder = Files.createTempDirectory("exclusive-redis-retry");
+        proxy = ReplyDroppingProxy.start(PORT);
+        RedisServers.start(
+                PORT,
+                folder,
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                folder.resolve("nodes-" + PORT + ".conf").toString(),
+                "--cluster-announce-ip",
+                RedisServers.HOST,
+                "--cluster-announce-port",
+                Integer.toString(proxy.port()));
+        RedisServers.run(List.of(
+                "redis-cli",
+                "-h",
+                RedisServers.HOST,
+                "-p",
+                Integer.toString(PORT),
+                "cluster",
+                "addslotsrange",
+                "0",
+                "16383"));
+        RedisServers.awaitTrue(
+                RedisClusterRetryTest::clusterStateOk, Duration.ofSeconds(30), "cluster_state:ok on port " + PORT);
+    }
+
+    @AfterAll
+    static void stopCluster() throws IOException, InterruptedException {
+        if (proxy != null) {
+            proxy.close();
+        }
+        RedisServers.stop(PORT);
+        RedisServers.deleteFolder(folder);
+    }
+
+    @Test
+    void anAcquireResentAfterALostReplyAnswersAcquiredWithTheHoldItTook() {
+        try (LockStore store = new RedisLockStoreProvider()
+                .create(
+                        "retry",
+                        Map.of(
+                                "nodes", RedisServers.HOST + ":" + proxy.port(),
+                                "connect-timeout", "2s",
+                                "socket-timeout", "500ms"))) {
+            // the scripts are loaded first, so the lost reply is that of a script that ran, not a NOSCRIPT error
+            assertTrue(store.tryAcquire("retry:warm-up", "owner-0", HOLDER, TTL).acquired());
+            String name = "retry:lost-reply";
+            proxy.loseRepliesAfter(RedisKeys.lockKey(name));
+
+            Acquisition outcome = store.tryAcquire(name, "owner-1", HOLDER, TTL);
+
+            assertEquals(1, proxy.lostReplies(), "the first reply was lost, so the client sent the script again");
+            Acquisition.Acquired acquired = assertInstanceOf(
+                    Acquisition.Acquired.class,
+                    outcome,
+                    "the caller holds the lock, so it must not hear busy from its own retry");
+            LockEntry held = store.inspect(name).orElseThrow();
+            assertEquals("owner-1", held.owner());
+            assertEquals(held.fence(), acquired.fence(), "the answer carries the fence of the hold Redis keeps");
+            assertEquals(held.acquiredAt(), acquired.acquiredAt(), "and its acquisition time");
+            assertFalse(store.tryAcquire(name, "owner-2", HOLDER, TTL).acquired(), "others still find it busy");
+            assertTrue(store.release(name, "owner-1"), "the caller can release what it was told it holds");
+        }
+    }
+
+    private static boolean clusterStateOk() {
+        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, PORT))) {
+            return jedis.clusterInfo().contains("cluster_state:ok");
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+}
