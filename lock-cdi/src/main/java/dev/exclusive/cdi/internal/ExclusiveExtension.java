@@ -21,6 +21,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.Config;
@@ -39,12 +40,15 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 public class ExclusiveExtension implements Extension {
 
-    /** An {@code @Exclusive} method as discovered, before configuration is read. */
+    /**
+     * An {@code @Exclusive} method of one bean class as discovered, before configuration is read. An inherited method
+     * is a candidate once for each bean class that inherits it: their annotations and default names differ.
+     */
     private record Candidate(Class<?> beanClass, Method method, Exclusive onMethod, Exclusive onClass) {}
 
     private final List<Candidate> candidates = new ArrayList<>();
     private ConfiguredStores stores;
-    private List<MethodPlan> plans;
+    private Map<Class<?>, Map<Method, MethodPlan>> plans;
     private volatile LockRegistry registry;
     private volatile LockedInvocations invocations;
 
@@ -84,12 +88,18 @@ public class ExclusiveExtension implements Extension {
         LockConfiguration configuration = LockConfiguration.read(config, problems);
         ConfiguredStores built = ConfiguredStores.build(configuration, loader, problems);
         Planner planner = new Planner(config, ConfiguredStores.namesIn(configuration), built.defaultStore(), problems);
-        List<MethodPlan> planned = new ArrayList<>();
+        Map<Class<?>, Map<Method, MethodPlan>> planned = new LinkedHashMap<>();
         for (Candidate candidate : candidates) {
             MethodPlan plan =
                     planner.plan(candidate.beanClass(), candidate.method(), candidate.onMethod(), candidate.onClass());
             if (plan != null) {
-                planned.add(plan);
+                MethodPlan earlier = planned.computeIfAbsent(plan.beanClass(), type -> new LinkedHashMap<>())
+                        .putIfAbsent(plan.method(), plan);
+                if (earlier != null && !earlier.toString().equals(plan.toString())) {
+                    problems.add("@Exclusive on " + plan.display() + ": two beans of class "
+                            + plan.beanClass().getName() + " give it different plans (" + earlier + "; " + plan
+                            + "), and a call cannot tell them apart; give each bean a class of its own");
+                }
             }
         }
         candidates.clear();
@@ -127,10 +137,12 @@ public class ExclusiveExtension implements Extension {
         }
         ClassLoader loader = classLoader();
         LockRegistry started = stores.registry(EventBridge.create(beanManager, loader));
-        Map<Method, MethodPlan> bound = new HashMap<>();
-        for (MethodPlan plan : plans) {
-            bound.putIfAbsent(plan.method(), plan.bind(started));
-        }
+        Map<Class<?>, Map<Method, MethodPlan>> bound = new HashMap<>();
+        plans.forEach((beanClass, methods) -> {
+            Map<Method, MethodPlan> byMethod = new HashMap<>();
+            methods.forEach((method, plan) -> byMethod.put(method, plan.bind(started)));
+            bound.put(beanClass, Map.copyOf(byMethod));
+        });
         plans = null;
         invocations = new LockedInvocations(Map.copyOf(bound), Transactions.resolve(beanManager, loader));
         registry = started;

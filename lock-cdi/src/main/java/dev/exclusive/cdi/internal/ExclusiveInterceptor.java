@@ -2,6 +2,8 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.cdi.Exclusive;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.Intercepted;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.AroundTimeout;
@@ -9,8 +11,8 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
 /**
- * The {@code @Exclusive} interceptor: a lookup of the method's plan and a call; everything else was resolved at
- * deployment.
+ * The {@code @Exclusive} interceptor: a lookup of the plan for the bean class and method, and a call; everything
+ * else was resolved at deployment.
  *
  * <p>Its priority, {@value #PRIORITY} ({@code PLATFORM_BEFORE + 100}), puts it outside the {@code @Transactional}
  * interceptor ({@code PLATFORM_BEFORE + 200}) and every library and application interceptor: the lock is taken
@@ -25,15 +27,22 @@ public class ExclusiveInterceptor {
     public static final int PRIORITY = Interceptor.Priority.PLATFORM_BEFORE + 100;
 
     private final ExclusiveExtension extension;
+    private final Class<?> beanClass;
 
+    /**
+     * @param interceptedBean the bean this interceptor instance serves: its class selects the plans, because an
+     *                        inherited method has one plan per bean class (the target's class may be a proxy or a
+     *                        container's subclass)
+     */
     @Inject
-    public ExclusiveInterceptor(ExclusiveExtension extension) {
+    public ExclusiveInterceptor(ExclusiveExtension extension, @Intercepted Bean<?> interceptedBean) {
         this.extension = extension;
+        this.beanClass = interceptedBean == null ? null : interceptedBean.getBeanClass();
     }
 
     @AroundInvoke
     public Object lock(InvocationContext context) throws Exception {
-        return extension.invocations().invoke(context);
+        return extension.invocations().invoke(beanClass, context);
     }
 
     /**
@@ -42,6 +51,6 @@ public class ExclusiveInterceptor {
      */
     @AroundTimeout
     public Object lockTimeout(InvocationContext context) throws Exception {
-        return extension.invocations().invoke(context);
+        return extension.invocations().invoke(beanClass, context);
     }
 }

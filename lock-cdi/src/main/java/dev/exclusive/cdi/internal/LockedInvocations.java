@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs {@code @Exclusive} calls by their {@link MethodPlan}s: take the lock (once per thread and lock), run the
@@ -26,21 +27,25 @@ final class LockedInvocations {
     /** The locks this thread holds through {@code @Exclusive} calls still running: store + NUL + name. */
     private static final ThreadLocal<Set<String>> HELD = ThreadLocal.withInitial(HashSet::new);
 
-    private final Map<Method, MethodPlan> plans;
+    /** Bean class → method → plan: an inherited method has one plan per bean class that inherits it. */
+    private final Map<Class<?>, Map<Method, MethodPlan>> plans;
+
+    /** The plans of a target's class that is not a planned bean class (a proxy, a container's subclass). */
+    private final Map<Class<?>, Map<Method, MethodPlan>> byTargetClass = new ConcurrentHashMap<>();
+
     private final Transactions transactions;
 
-    LockedInvocations(Map<Method, MethodPlan> plans, Transactions transactions) {
+    LockedInvocations(Map<Class<?>, Map<Method, MethodPlan>> plans, Transactions transactions) {
         this.plans = plans;
         this.transactions = transactions;
     }
 
-    Object invoke(InvocationContext context) throws Exception {
-        MethodPlan plan = plans.get(context.getMethod());
-        if (plan == null) {
-            throw new IllegalStateException(
-                    "@Exclusive on " + Planner.display(context.getMethod())
-                            + " has no plan: its bean was not discovered as a managed bean or EJB when the application started");
-        }
+    /**
+     * @param beanClass the intercepted bean's class, or {@code null} if the container did not say: then the first
+     *                  planned class up from the target's class
+     */
+    Object invoke(Class<?> beanClass, InvocationContext context) throws Exception {
+        MethodPlan plan = plan(beanClass, context);
         String name = plan.name().render(context.getParameters());
         String key = plan.storeName() + '\0' + name;
         Set<String> held = HELD.get();
@@ -77,6 +82,35 @@ final class LockedInvocations {
         }
         release(key, lock);
         return result;
+    }
+
+    private MethodPlan plan(Class<?> beanClass, InvocationContext context) {
+        Map<Method, MethodPlan> methods = beanClass == null ? null : plans.get(beanClass);
+        Object target = context.getTarget();
+        if (methods == null && target != null) {
+            methods = byTargetClass.computeIfAbsent(target.getClass(), this::nearestPlanned);
+        }
+        MethodPlan plan = methods == null ? null : methods.get(context.getMethod());
+        if (plan == null) {
+            Class<?> shown = beanClass != null
+                    ? beanClass
+                    : target != null ? target.getClass() : context.getMethod().getDeclaringClass();
+            throw new IllegalStateException("@Exclusive on " + Planner.display(shown, context.getMethod())
+                    + " has no plan: its bean was not discovered as a managed bean or EJB when the application"
+                    + " started");
+        }
+        return plan;
+    }
+
+    /** @return the plans of {@code type} or of its nearest planned superclass; {@code null} if none is planned */
+    private Map<Method, MethodPlan> nearestPlanned(Class<?> type) {
+        for (Class<?> at = type; at != null && at != Object.class; at = at.getSuperclass()) {
+            Map<Method, MethodPlan> methods = plans.get(at);
+            if (methods != null) {
+                return methods;
+            }
+        }
+        return null;
     }
 
     private void release(String key, Lock lock) {
