@@ -53,6 +53,16 @@ public @interface Exclusive {
      * {@code id()}, resolved from the parameter's declared type). Empty: {@code <bean class>.<method>}, such as
      * {@code com.acme.JobA.run}, also for a method that {@code JobA} inherits.
      *
+     * <p>A value renders as its {@code toString()}. Two calls share a lock only if every placeholder renders the same
+     * text: with two or more placeholders, each value is percent-escaped (UTF-8) for {@code %} and for the first
+     * character of each separator between two placeholders, so in {@code "{from}:{to}"} the values {@code x:y} and
+     * {@code z} give {@code x%3Ay:z}, never the {@code x:y:z} of {@code x} and {@code y:z}. Ids, numbers and words
+     * without those characters render unchanged, and a template with a single placeholder renders its value as it
+     * is. Placeholders that touch ({@code "{a}{b}"}) fail deployment. A {@code null} value (a parameter, or any
+     * part of {@code order.id}) makes the call throw {@code InvalidLockNameException} naming the placeholder, the
+     * null part and the method, before the lock is tried and the method runs; through Jakarta REST that answers
+     * {@code 400 Bad Request}.
+     *
      * @return the name template
      */
     @Nonbinding

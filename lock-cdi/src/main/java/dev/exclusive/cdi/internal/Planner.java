@@ -111,7 +111,7 @@ final class Planner {
             String where, String template, Class<?> beanClass, Method method, String storeName, Attributes attributes) {
         String effective = template.isEmpty() ? beanClass.getName() + "." + method.getName() : template;
         try {
-            NameTemplate compiled = NameTemplate.compile(effective, method);
+            NameTemplate compiled = NameTemplate.compile(effective, method, where.substring(0, where.length() - 2));
             if (compiled.constantName() != null) {
                 LockNames.requireValid(compiled.constantName(), storeName);
             }
