@@ -13,10 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Store type {@code probe} for tests: a memory store whose reachability a test switches ({@code down}) and whose
- * closing it can see. Setting {@code id} names the instance in {@link #INSTANCES}.
+ * Store type {@code probe} for tests: a memory store whose reachability a test switches ({@code down}), whose
+ * closing it can see, and which counts the listings it answers ({@code lists}). Setting {@code id} names the
+ * instance in {@link #INSTANCES}.
  */
 public final class ProbeLockStoreProvider implements LockStoreProvider {
 
@@ -47,6 +49,7 @@ public final class ProbeLockStoreProvider implements LockStoreProvider {
         private final MemoryLockStore memory = new MemoryLockStore();
         volatile boolean down;
         volatile boolean closed;
+        final AtomicInteger lists = new AtomicInteger();
 
         ProbeStore(String name) {
             this.name = name;
@@ -90,6 +93,7 @@ public final class ProbeLockStoreProvider implements LockStoreProvider {
 
         @Override
         public List<LockEntry> list(String prefix, int limit) {
+            lists.incrementAndGet();
             reachable();
             return memory.list(prefix, limit);
         }

@@ -2,15 +2,11 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.Lock;
 import dev.exclusive.LockBusyException;
-import dev.exclusive.LockException;
-import dev.exclusive.LockInfo;
 import dev.exclusive.cdi.OnBusy;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -58,7 +54,7 @@ final class LockedInvocations {
         }
         boolean acquired = plan.maxWait().isZero() ? lock.get() : lock.block(plan.maxWait());
         if (!acquired) {
-            return busy(plan, lock, name);
+            return busy(plan, lock);
         }
         Object result;
         held.add(key);
@@ -133,7 +129,11 @@ final class LockedInvocations {
         }
     }
 
-    private static Object busy(MethodPlan plan, Lock lock, String name) {
+    /**
+     * The holder's remaining lease comes from the handle's own failed attempt ({@link Lock#busyFor()}): a busy
+     * answer costs no listing of the store.
+     */
+    private static Object busy(MethodPlan plan, Lock lock) {
         if (plan.onBusy() == OnBusy.SKIP) {
             return plan.returns().skipped();
         }
@@ -143,18 +143,6 @@ final class LockedInvocations {
                         + " someone else: @Exclusive on " + plan.display() + " gave up after " + tried,
                 lock.name(),
                 plan.storeName(),
-                retryAfter(plan, lock, name));
-    }
-
-    /** The holder's remaining lease, when the store can tell; a store that cannot answer gives no hint. */
-    private static Duration retryAfter(MethodPlan plan, Lock lock, String name) {
-        try {
-            List<LockInfo> live = plan.registry().liveLocks(name, 1);
-            return live.isEmpty() || !live.get(0).name().equals(lock.name())
-                    ? null
-                    : live.get(0).remaining();
-        } catch (LockException e) {
-            return null;
-        }
+                lock.busyFor().orElse(null));
     }
 }
