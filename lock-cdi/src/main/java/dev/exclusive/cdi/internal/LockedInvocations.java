@@ -50,7 +50,7 @@ final class LockedInvocations {
         }
         Lock lock = plan.registry().lock(name, plan.ttl()).purpose(plan.purpose());
         if (plan.autoExtend()) {
-            lock = lock.autoExtend();
+            lock.autoExtend(); // an option of this handle: the renewed lease is the one acquired and released
         }
         boolean acquired = plan.maxWait().isZero() ? lock.get() : lock.block(plan.maxWait());
         if (!acquired) {
@@ -71,9 +71,8 @@ final class LockedInvocations {
         }
         held.remove(key);
         if (plan.returns().stage() && result != null) {
-            Lock holding = lock;
             CompletionStage<?> released =
-                    ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(holding));
+                    ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(lock));
             return plan.returns().wrapsStage() ? released : result;
         }
         release(key, lock);
