@@ -2,8 +2,6 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.cdi.Exclusive;
 import jakarta.annotation.Priority;
-import jakarta.enterprise.inject.Intercepted;
-import jakarta.enterprise.inject.spi.Bean;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.AroundTimeout;
@@ -27,22 +25,15 @@ public class ExclusiveInterceptor {
     public static final int PRIORITY = Interceptor.Priority.PLATFORM_BEFORE + 100;
 
     private final ExclusiveExtension extension;
-    private final Class<?> beanClass;
 
-    /**
-     * @param interceptedBean the bean this interceptor instance serves: its class selects the plans, because an
-     *                        inherited method has one plan per bean class (the target's class may be a proxy or a
-     *                        container's subclass)
-     */
     @Inject
-    public ExclusiveInterceptor(ExclusiveExtension extension, @Intercepted Bean<?> interceptedBean) {
+    public ExclusiveInterceptor(ExclusiveExtension extension) {
         this.extension = extension;
-        this.beanClass = interceptedBean == null ? null : interceptedBean.getBeanClass();
     }
 
     @AroundInvoke
     public Object lock(InvocationContext context) throws Exception {
-        return extension.invocations().invoke(beanClass, context);
+        return extension.invocations().invoke(context);
     }
 
     /**
@@ -51,6 +42,6 @@ public class ExclusiveInterceptor {
      */
     @AroundTimeout
     public Object lockTimeout(InvocationContext context) throws Exception {
-        return extension.invocations().invoke(beanClass, context);
+        return extension.invocations().invoke(context);
     }
 }

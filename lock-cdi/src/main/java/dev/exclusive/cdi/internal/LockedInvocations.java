@@ -26,7 +26,10 @@ final class LockedInvocations {
     /** Bean class → method → plan: an inherited method has one plan per bean class that inherits it. */
     private final Map<Class<?>, Map<Method, MethodPlan>> plans;
 
-    /** The plans of a target's class that is not a planned bean class (a proxy, a container's subclass). */
+    /**
+     * Target class → the plans of its bean class: the class itself or the nearest planned superclass (past a Weld
+     * subclass, an EJB container's class). Filled on first call; one lookup per call after that.
+     */
     private final Map<Class<?>, Map<Method, MethodPlan>> byTargetClass = new ConcurrentHashMap<>();
 
     private final Transactions transactions;
@@ -36,12 +39,8 @@ final class LockedInvocations {
         this.transactions = transactions;
     }
 
-    /**
-     * @param beanClass the intercepted bean's class, or {@code null} if the container did not say: then the first
-     *                  planned class up from the target's class
-     */
-    Object invoke(Class<?> beanClass, InvocationContext context) throws Exception {
-        MethodPlan plan = plan(beanClass, context);
+    Object invoke(InvocationContext context) throws Exception {
+        MethodPlan plan = plan(context);
         String name = plan.name().render(context.getParameters());
         String key = plan.storeName() + '\0' + name;
         Set<String> held = HELD.get();
@@ -79,17 +78,18 @@ final class LockedInvocations {
         return result;
     }
 
-    private MethodPlan plan(Class<?> beanClass, InvocationContext context) {
-        Map<Method, MethodPlan> methods = beanClass == null ? null : plans.get(beanClass);
+    /**
+     * The bean class comes from the target rather than from {@code @Intercepted Bean<?>}, which Weld cannot always
+     * tell (then logging each interceptor instance it creates) and EJB containers need not supply.
+     */
+    private MethodPlan plan(InvocationContext context) {
         Object target = context.getTarget();
-        if (methods == null && target != null) {
-            methods = byTargetClass.computeIfAbsent(target.getClass(), this::nearestPlanned);
-        }
+        Map<Method, MethodPlan> methods =
+                target == null ? null : byTargetClass.computeIfAbsent(target.getClass(), this::nearestPlanned);
         MethodPlan plan = methods == null ? null : methods.get(context.getMethod());
         if (plan == null) {
-            Class<?> shown = beanClass != null
-                    ? beanClass
-                    : target != null ? target.getClass() : context.getMethod().getDeclaringClass();
+            Class<?> shown =
+                    target != null ? target.getClass() : context.getMethod().getDeclaringClass();
             throw new IllegalStateException("@Exclusive on " + Planner.display(shown, context.getMethod())
                     + " has no plan: its bean was not discovered as a managed bean or EJB when the application"
                     + " started");
