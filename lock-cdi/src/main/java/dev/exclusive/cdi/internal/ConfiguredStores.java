@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * The stores of a deployment, built from {@link LockConfiguration} through their {@link LockStoreProvider}s.
@@ -31,31 +32,38 @@ final class ConfiguredStores {
     private final Map<String, String> types;
     private final String defaultStore;
     private final String instanceName;
+    private final ThreadFactory threads;
 
     private ConfiguredStores(
             Map<String, LockStore> stores,
             Map<String, String> prefixes,
             Map<String, String> types,
             String defaultStore,
-            String instanceName) {
+            String instanceName,
+            ThreadFactory threads) {
         this.stores = stores;
         this.prefixes = prefixes;
         this.types = types;
         this.defaultStore = defaultStore;
         this.instanceName = instanceName;
+        this.threads = threads;
     }
 
     /**
      * Builds every configured store, adding a problem for each that fails; on any problem the stores that were
      * built are closed again and the result holds none.
+     *
+     * @param threads where the stores' and the registry's background threads come from (the container's managed
+     *                thread factory, when there is one)
      */
-    static ConfiguredStores build(LockConfiguration configuration, ClassLoader loader, Problems problems) {
+    static ConfiguredStores build(
+            LockConfiguration configuration, ClassLoader loader, ThreadFactory threads, Problems problems) {
         Map<String, LockStore> stores = new LinkedHashMap<>();
         Map<String, String> prefixes = new HashMap<>();
         Map<String, String> types = new HashMap<>();
         int before = problems.all().size();
         configuration.stores().forEach((name, settings) -> {
-            LockStore store = buildStore(name, settings, loader, problems);
+            LockStore store = buildStore(name, settings, loader, threads, problems);
             if (store != null) {
                 stores.put(name, store);
                 prefixes.put(name, settings.getOrDefault("prefix", ""));
@@ -77,11 +85,12 @@ final class ConfiguredStores {
                 prefixes,
                 types,
                 defaultStore,
-                configuration.instanceName().orElse(null));
+                configuration.instanceName().orElse(null),
+                threads);
     }
 
     private static LockStore buildStore(
-            String name, Map<String, String> settings, ClassLoader loader, Problems problems) {
+            String name, Map<String, String> settings, ClassLoader loader, ThreadFactory threads, Problems problems) {
         String base = LockConfiguration.STORE_PREFIX + name;
         String type = settings.get("type");
         if (type == null || type.isEmpty()) {
@@ -97,7 +106,7 @@ final class ConfiguredStores {
             return null;
         }
         try {
-            return LockStoreProvider.create(name, type, settings, loader);
+            return LockStoreProvider.create(name, type, settings, loader, threads);
         } catch (UnknownStoreException e) {
             problems.add(base + ".type: " + e.getMessage());
         } catch (LockConfigurationException e) {
@@ -175,8 +184,10 @@ final class ConfiguredStores {
      * @return the registry over every store, viewing the default store; it owns the stores from now on
      */
     LockRegistry registry(LockListener listener) {
-        LockRegistry.Builder builder =
-                LockRegistry.builder().defaultStore(defaultStore).instanceName(instanceName);
+        LockRegistry.Builder builder = LockRegistry.builder()
+                .threadFactory(threads)
+                .defaultStore(defaultStore)
+                .instanceName(instanceName);
         stores.forEach((name, store) -> builder.store(name, store, prefixes.get(name)));
         if (listener != null) {
             builder.listener(listener);

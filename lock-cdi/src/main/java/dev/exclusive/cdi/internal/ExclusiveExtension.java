@@ -48,6 +48,7 @@ public class ExclusiveExtension implements Extension {
 
     private final List<Candidate> candidates = new ArrayList<>();
     private ConfiguredStores stores;
+    private ContainerThreads threads;
     private Map<Class<?>, Map<Method, MethodPlan>> plans;
     private volatile LockRegistry registry;
     private volatile LockedInvocations invocations;
@@ -86,7 +87,8 @@ public class ExclusiveExtension implements Extension {
         Config config = ConfigProvider.getConfig(loader);
         Problems problems = new Problems();
         LockConfiguration configuration = LockConfiguration.read(config, problems);
-        ConfiguredStores built = ConfiguredStores.build(configuration, loader, problems);
+        threads = new ContainerThreads(loader);
+        ConfiguredStores built = ConfiguredStores.build(configuration, loader, threads, problems);
         Planner planner = new Planner(config, ConfiguredStores.namesIn(configuration), built.defaultStore(), problems);
         Map<Class<?>, Map<Method, MethodPlan>> planned = new LinkedHashMap<>();
         for (Candidate candidate : candidates) {
@@ -136,6 +138,7 @@ public class ExclusiveExtension implements Extension {
             return;
         }
         ClassLoader loader = classLoader();
+        threads.containerStarted(beanManager);
         LockRegistry started = stores.registry(EventBridge.create(beanManager, loader));
         Map<Class<?>, Map<Method, MethodPlan>> bound = new HashMap<>();
         plans.forEach((beanClass, methods) -> {
@@ -153,7 +156,10 @@ public class ExclusiveExtension implements Extension {
         if (running != null) {
             registry = null;
             running.close();
+        } else if (stores != null) {
+            stores.close(); // built, but the container never started: no registry owns them
         }
+        stores = null;
     }
 
     /** @return the registry over the default store; it is running once the container has started */
