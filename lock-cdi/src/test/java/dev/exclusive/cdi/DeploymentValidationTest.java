@@ -112,12 +112,12 @@ class DeploymentValidationTest {
         assertThat(message).startsWith("Exclusive: 6 problems");
         assertThat(message)
                 .contains("exclusive.store.shared.type: Unknown store type 'redis' (add"
-                        + " dev.exclusive:lock-redis to the application); installed types: file, memory, probe");
+                        + " dev.exclusive:lock-redis to the application); installed types: echo, file, memory, probe");
         assertThat(message).contains("exclusive.store.local.colour: Store 'local' of type memory takes no settings");
         assertThat(message).contains("exclusive.store.files.directory: Store 'files' of type file needs a folder");
         assertThat(message)
                 .contains("exclusive.store.untyped.type is missing: set it to the store's type;"
-                        + " installed types: file, memory, probe");
+                        + " installed types: echo, file, memory, probe");
         assertThat(message).contains("exclusive.defaultstore: unknown key");
         assertThat(message).contains("exclusive.default-store is missing: 4 stores are configured");
     }

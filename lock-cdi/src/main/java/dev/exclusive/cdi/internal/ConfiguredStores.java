@@ -30,6 +30,7 @@ final class ConfiguredStores {
     private final Map<String, LockStore> stores;
     private final Map<String, String> prefixes;
     private final Map<String, String> types;
+    private final Map<String, Secrets> secrets;
     private final String defaultStore;
     private final String instanceName;
     private final ThreadFactory threads;
@@ -38,12 +39,14 @@ final class ConfiguredStores {
             Map<String, LockStore> stores,
             Map<String, String> prefixes,
             Map<String, String> types,
+            Map<String, Secrets> secrets,
             String defaultStore,
             String instanceName,
             ThreadFactory threads) {
         this.stores = stores;
         this.prefixes = prefixes;
         this.types = types;
+        this.secrets = secrets;
         this.defaultStore = defaultStore;
         this.instanceName = instanceName;
         this.threads = threads;
@@ -61,11 +64,13 @@ final class ConfiguredStores {
         Map<String, LockStore> stores = new LinkedHashMap<>();
         Map<String, String> prefixes = new HashMap<>();
         Map<String, String> types = new HashMap<>();
+        Map<String, Secrets> secrets = new HashMap<>();
         int before = problems.all().size();
         configuration.stores().forEach((name, settings) -> {
             LockStore store = buildStore(name, settings, loader, threads, problems);
             if (store != null) {
                 stores.put(name, store);
+                secrets.put(name, Secrets.of(settings));
                 prefixes.put(name, settings.getOrDefault("prefix", ""));
                 types.put(name, settings.get("type"));
             }
@@ -73,6 +78,7 @@ final class ConfiguredStores {
         String defaultStore = defaultStore(configuration, problems);
         if (configuration.stores().isEmpty() && problems.all().size() == before) {
             stores.put(FALLBACK_STORE, new MemoryLockStore());
+            secrets.put(FALLBACK_STORE, Secrets.RULES);
             prefixes.put(FALLBACK_STORE, "");
             types.put(FALLBACK_STORE, "memory");
         }
@@ -84,14 +90,20 @@ final class ConfiguredStores {
                 stores,
                 prefixes,
                 types,
+                secrets,
                 defaultStore,
                 configuration.instanceName().orElse(null),
                 threads);
     }
 
+    /**
+     * Every message relayed from a provider is masked ({@link Secrets}): a provider may quote a URL with its
+     * password, or a password, in its exception.
+     */
     private static LockStore buildStore(
             String name, Map<String, String> settings, ClassLoader loader, ThreadFactory threads, Problems problems) {
         String base = LockConfiguration.STORE_PREFIX + name;
+        Secrets secrets = Secrets.of(settings);
         String type = settings.get("type");
         if (type == null || type.isEmpty()) {
             problems.add(base + ".type is missing: set it to the store's type; installed types: "
@@ -110,9 +122,9 @@ final class ConfiguredStores {
         } catch (UnknownStoreException e) {
             problems.add(base + ".type: " + e.getMessage());
         } catch (LockConfigurationException e) {
-            problems.add(e.key().map(key -> base + "." + key).orElse(base) + ": " + e.getMessage());
+            problems.add(e.key().map(key -> base + "." + key).orElse(base) + ": " + secrets.mask(e.getMessage()));
         } catch (RuntimeException e) {
-            problems.add(base + ": the " + type + " store could not be created: " + e);
+            problems.add(base + ": the " + type + " store could not be created: " + secrets.mask(e.toString()));
         }
         return null;
     }
@@ -173,6 +185,11 @@ final class ConfiguredStores {
 
     String type(String storeName) {
         return types.get(storeName);
+    }
+
+    /** @return what masks the secrets of a store's settings in texts about it */
+    Secrets secrets(String storeName) {
+        return secrets.getOrDefault(storeName, Secrets.RULES);
     }
 
     String defaultStore() {

@@ -124,7 +124,7 @@ final class LockedInvocations {
                     "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': the method"
                             + " completed but the release failed; the lock frees itself when its lease ends in at most "
                             + lock.ttl(),
-                    e);
+                    Secrets.RULES.loggable(e));
         }
     }
 
