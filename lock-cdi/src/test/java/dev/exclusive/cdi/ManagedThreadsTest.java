@@ -91,8 +91,8 @@ class ManagedThreadsTest {
     void inAContainerTheRegistryAndTheStoresGetTheContainersManagedThreadFactory() throws InterruptedException {
         ManagedThreadFactory managed = new ManagedThreadFactory();
         List<Thread> renewal;
-        try (FakeJndi.Installed jndi = FakeJndi.install(Map.of("java:comp/DefaultManagedThreadFactory", managed));
-                Deployment deployment = Deployment.start(PROBE_STORE, Exports.class)) {
+        FakeJndi.Installed jndi = FakeJndi.install(Map.of("java:comp/DefaultManagedThreadFactory", managed));
+        try (Deployment deployment = Deployment.start(PROBE_STORE, Exports.class)) {
             renewal = deployment.select(Exports.class).export();
 
             assertThat(renewal).extracting(Thread::getName).containsExactly("exclusive-renewal-shared");
@@ -104,6 +104,8 @@ class ManagedThreadsTest {
             assertThat(managed.made)
                     .as("the store's threads come from the managed factory")
                     .contains(storeThread);
+        } finally {
+            jndi.close();
         }
         awaitStopped(renewal);
     }

@@ -8,10 +8,12 @@ import dev.exclusive.UnknownStoreException;
 import dev.exclusive.memory.MemoryLockStore;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
+import java.lang.System.Logger.Level;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
@@ -23,6 +25,8 @@ import java.util.concurrent.ThreadFactory;
  * can ping each store, and so that every failing store is reported, not only the first.
  */
 final class ConfiguredStores {
+
+    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
 
     /** The store a deployment without any {@code exclusive.store.*} key gets. */
     static final String FALLBACK_STORE = "memory";
@@ -71,7 +75,7 @@ final class ConfiguredStores {
             if (store != null) {
                 stores.put(name, store);
                 secrets.put(name, Secrets.of(settings));
-                prefixes.put(name, settings.getOrDefault("prefix", ""));
+                prefixes.put(name, settings.get("prefix"));
                 types.put(name, settings.get("type"));
             }
         });
@@ -79,7 +83,7 @@ final class ConfiguredStores {
         if (configuration.stores().isEmpty() && problems.all().size() == before) {
             stores.put(FALLBACK_STORE, new MemoryLockStore());
             secrets.put(FALLBACK_STORE, Secrets.RULES);
-            prefixes.put(FALLBACK_STORE, "");
+            prefixes.put(FALLBACK_STORE, null);
             types.put(FALLBACK_STORE, "memory");
         }
         if (problems.all().size() > before) {
@@ -158,6 +162,42 @@ final class ConfiguredStores {
         return types;
     }
 
+    /**
+     * The configured prefix; else, for a store that other applications can reach (every type but {@code memory}),
+     * {@code <application name>:}; else none, with a warning that names the key to set.
+     */
+    private String prefix(String storeName, Optional<String> applicationName) {
+        String configured = prefixes.get(storeName);
+        String type = types.get(storeName);
+        if (configured != null || "memory".equals(type)) {
+            return configured == null ? "" : configured;
+        }
+        String key = LockConfiguration.STORE_PREFIX + storeName + ".prefix";
+        if (applicationName.isPresent()) {
+            String prefix = ApplicationName.prefix(applicationName.get());
+            LOG.log(
+                    Level.INFO,
+                    "Store ''{0}'' ({1}): {2} is not set, so its lock names start with ''{3}'', this application''s"
+                            + " name, apart from other applications on the same {1} store. Set {2} to choose (the"
+                            + " same value in every application that must share these locks)",
+                    storeName,
+                    type,
+                    key,
+                    prefix);
+            return prefix;
+        }
+        LOG.log(
+                Level.WARNING,
+                "Store ''{0}'' ({1}) has no prefix and the container gives no application name ({2}): every"
+                        + " application on the same {1} store shares its lock names and can list and force-release"
+                        + " its locks. Set {3}, such as {3}=myapp:",
+                storeName,
+                type,
+                String.join(", ", ApplicationName.JNDI_NAMES),
+                key);
+        return "";
+    }
+
     /** Closes every store: for a deployment that fails after they were built. */
     void close() {
         stores.values().forEach(ConfiguredStores::closeQuietly);
@@ -197,15 +237,16 @@ final class ConfiguredStores {
     }
 
     /**
-     * @param listener told of every lock operation, or {@code null} when nobody listens
+     * @param listener        told of every lock operation, or {@code null} when nobody listens
+     * @param applicationName the container's name for the application, if it has one
      * @return the registry over every store, viewing the default store; it owns the stores from now on
      */
-    LockRegistry registry(LockListener listener) {
+    LockRegistry registry(LockListener listener, Optional<String> applicationName) {
         LockRegistry.Builder builder = LockRegistry.builder()
                 .threadFactory(threads)
                 .defaultStore(defaultStore)
                 .instanceName(instanceName);
-        stores.forEach((name, store) -> builder.store(name, store, prefixes.get(name)));
+        stores.forEach((name, store) -> builder.store(name, store, prefix(name, applicationName)));
         if (listener != null) {
             builder.listener(listener);
         }

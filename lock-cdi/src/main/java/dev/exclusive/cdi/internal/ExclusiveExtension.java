@@ -139,7 +139,7 @@ public class ExclusiveExtension implements Extension {
         }
         ClassLoader loader = classLoader();
         threads.containerStarted(beanManager);
-        LockRegistry started = stores.registry(EventBridge.create(beanManager, loader));
+        LockRegistry started = stores.registry(EventBridge.create(beanManager, loader), ApplicationName.lookup());
         Map<Class<?>, Map<Method, MethodPlan>> bound = new HashMap<>();
         plans.forEach((beanClass, methods) -> {
             Map<Method, MethodPlan> byMethod = new HashMap<>();
