@@ -33,10 +33,12 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * {@code LockRegistry} beans (and the readiness checks when MicroProfile Health is present), and closes the stores
  * at shutdown.
  *
- * <p>Order: {@code ProcessManagedBean} (managed beans and EJBs) collects the annotated methods;
- * {@code AfterBeanDiscovery} reads the configuration, builds the stores and the plans, and adds beans or the one
- * definition error; {@code AfterDeploymentValidation} resolves which lock events have observers and starts the
- * registry with an event bridge only if some do.
+ * <p>Order: {@code ProcessManagedBean} (managed beans and EJBs) collects the annotated methods of each bean class;
+ * {@code AfterBeanDiscovery} reads the configuration, builds the stores (their threads from
+ * {@link ContainerThreads}) and one plan per bean class and method, and adds beans or the one definition error;
+ * {@code AfterDeploymentValidation} resolves which lock events have observers, asks the container for the
+ * application's name (the default prefix of shared stores), and starts the registry with an event bridge only if
+ * some events are observed; {@code BeforeShutdown} closes the registry, which stops its threads and the stores.
  */
 public class ExclusiveExtension implements Extension {
 
