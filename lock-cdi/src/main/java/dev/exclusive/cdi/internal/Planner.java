@@ -21,9 +21,10 @@ import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * Turns an {@code @Exclusive} method into its {@link MethodPlan}: each attribute from the first of
- * {@code <class>/<method>/Exclusive/<attr>}, {@code <class>/Exclusive/<attr>}, {@code Exclusive/<attr>} in
- * MicroProfile Config, the method's annotation, the class's annotation; then validated. Every problem is added to
+ * Turns an {@code @Exclusive} method of one bean class into its {@link MethodPlan}: each attribute from the first of
+ * {@code <class>/<method>/Exclusive/<attr>} (bean class, then declaring class), {@code <class>/Exclusive/<attr>}
+ * (the same two), {@code Exclusive/<attr>} in MicroProfile Config, the method's annotation, the class's annotation;
+ * then validated. Every problem is added to
  * {@link Problems}, none is thrown, so that one deployment error lists them all.
  */
 final class Planner {
