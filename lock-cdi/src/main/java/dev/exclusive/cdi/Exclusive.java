@@ -20,10 +20,18 @@ import java.time.temporal.ChronoUnit;
  * }</pre>
  *
  * <p>Every attribute can be overridden in MicroProfile Config, the MicroProfile Fault Tolerance way, first match
- * wins: {@code <class>/<method>/Exclusive/<attribute>}, then {@code <class>/Exclusive/<attribute>}, then
- * {@code Exclusive/<attribute>}, then the annotation on the method, then the one on the class. Everything is
- * resolved and validated once, at deployment: a bad template, duration or store fails deployment with one
- * message listing every bad method.
+ * wins: {@code <bean class>/<method>/Exclusive/<attribute>}, {@code <declaring class>/<method>/Exclusive/<attribute>},
+ * {@code <bean class>/Exclusive/<attribute>}, {@code <declaring class>/Exclusive/<attribute>},
+ * {@code Exclusive/<attribute>}, then the annotation on the method, then the one on the class. The declaring class
+ * is the class that declares the method (what MicroProfile Fault Tolerance keys on); it differs from the bean
+ * class for an inherited method. Everything is resolved and validated once, at deployment: a bad template,
+ * duration or store fails deployment with one message listing every bad method.
+ *
+ * <p>Inheritance follows CDI's rules for interceptor bindings. A class-level {@code @Exclusive} is
+ * {@code @Inherited} by subclasses that declare none; a method-level one is inherited with the method, and lost by
+ * an override that does not repeat it. Each bean class gets its own plan for the methods it inherits: two beans
+ * {@code JobA extends Job} and {@code JobB extends Job} run {@code Job.run()} under their own class-level
+ * annotation and, by default, under their own lock names, {@code <JobA>.run} and {@code <JobB>.run}.
  *
  * <p>The lock is taken before the method (and any {@code @Transactional} transaction it starts) and released
  * after it returns or throws. When the method runs inside a JTA transaction that outlives the call, the release
@@ -42,7 +50,18 @@ public @interface Exclusive {
      * The lock name: a template over the method's parameters. {@code {productId}} is the parameter of that name
      * (compile with {@code -parameters}), {@code {0}} the first parameter, {@code {order.id}} the property
      * {@code id} of parameter {@code order} (a getter {@code getId()}/{@code isId()} or a record component
-     * {@code id()}, resolved from the parameter's declared type). Empty: {@code <declaring class>.<method>}.
+     * {@code id()}, resolved from the parameter's declared type). Empty: {@code <bean class>.<method>}, such as
+     * {@code com.acme.JobA.run}, also for a method that {@code JobA} inherits.
+     *
+     * <p>A value renders as its {@code toString()}. Two calls share a lock only if every placeholder renders the same
+     * text: with two or more placeholders, each value is percent-escaped (UTF-8) for {@code %} and for the first
+     * character of each separator between two placeholders, so in {@code "{from}:{to}"} the values {@code x:y} and
+     * {@code z} give {@code x%3Ay:z}, never the {@code x:y:z} of {@code x} and {@code y:z}. Ids, numbers and words
+     * without those characters render unchanged, and a template with a single placeholder renders its value as it
+     * is. Placeholders that touch ({@code "{a}{b}"}) fail deployment. A {@code null} value (a parameter, or any
+     * part of {@code order.id}) makes the call throw {@code InvalidLockNameException} naming the placeholder, the
+     * null part and the method, before the lock is tried and the method runs; through Jakarta REST that answers
+     * {@code 400 Bad Request}.
      *
      * @return the name template
      */

@@ -5,8 +5,10 @@ import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.inject.ConfigExtension;
+import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.util.TypeLiteral;
 import java.lang.annotation.Annotation;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
@@ -32,6 +34,11 @@ final class Deployment implements AutoCloseable {
     }
 
     static Deployment start(Map<String, String> properties, Class<?>... beanClasses) {
+        return start(properties, List.of(), beanClasses);
+    }
+
+    /** With more portable extensions than Exclusive's and SmallRye Config's. */
+    static Deployment start(Map<String, String> properties, List<Extension> extensions, Class<?>... beanClasses) {
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         SmallRyeConfig config = new SmallRyeConfigBuilder()
                 .withSources(new PropertiesConfigSource(properties, "test", 500))
@@ -45,6 +52,7 @@ final class Deployment implements AutoCloseable {
                     // with discovery off, Weld SE loads no extension from META-INF/services: add them as a server would
                     .addExtension(new ExclusiveExtension())
                     .addExtension(new ConfigExtension());
+            extensions.forEach(weld::addExtension);
             return new Deployment(weld.initialize(), config);
         } catch (RuntimeException | Error e) {
             ConfigProviderResolver.instance().releaseConfig(config);

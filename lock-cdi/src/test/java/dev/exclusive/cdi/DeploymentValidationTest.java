@@ -40,6 +40,9 @@ class DeploymentValidationTest {
 
         @Exclusive(value = "fine")
         public void overriddenBadly() {}
+
+        @Exclusive("{first}{second}")
+        public void touchingPlaceholders(String first, String second) {}
     }
 
     @ApplicationScoped
@@ -66,7 +69,7 @@ class DeploymentValidationTest {
 
         assertThat(message)
                 .startsWith(
-                        "Exclusive: 10 problems in the lock configuration (exclusive.*) and" + " @Exclusive methods:");
+                        "Exclusive: 11 problems in the lock configuration (exclusive.*) and" + " @Exclusive methods:");
         assertThat(message)
                 .contains("@Exclusive on " + prefix + "#unknownPlaceholder(long): name template"
                         + " \"order:{orderId}\": placeholder {orderId} matches no parameter; parameters: id; use one of these"
@@ -80,6 +83,10 @@ class DeploymentValidationTest {
         assertThat(message)
                 .contains("#unclosedPlaceholder(long): name template \"order:{id\": '{' at position 6"
                         + " is not closed");
+        assertThat(message)
+                .contains("#touchingPlaceholders(String, String): name template \"{first}{second}\": placeholders"
+                        + " {first} and {second} touch, so two calls could render the same name; put a separator such"
+                        + " as ':' between them");
         assertThat(message).contains("#zeroTtl(): ttl must be between 1 ms and 100 years, got 0 SECONDS");
         assertThat(message).contains("#negativeWait(): maxWait must be between 0 and 100 years, got -1 SECONDS");
         assertThat(message).contains("#estimatedUnit(): ttl 30 MONTHS is not a duration");
@@ -105,12 +112,12 @@ class DeploymentValidationTest {
         assertThat(message).startsWith("Exclusive: 6 problems");
         assertThat(message)
                 .contains("exclusive.store.shared.type: Unknown store type 'redis' (add"
-                        + " dev.exclusive:lock-redis to the application); installed types: file, memory, probe");
+                        + " dev.exclusive:lock-redis to the application); installed types: echo, file, memory, probe");
         assertThat(message).contains("exclusive.store.local.colour: Store 'local' of type memory takes no settings");
         assertThat(message).contains("exclusive.store.files.directory: Store 'files' of type file needs a folder");
         assertThat(message)
                 .contains("exclusive.store.untyped.type is missing: set it to the store's type;"
-                        + " installed types: file, memory, probe");
+                        + " installed types: echo, file, memory, probe");
         assertThat(message).contains("exclusive.defaultstore: unknown key");
         assertThat(message).contains("exclusive.default-store is missing: 4 stores are configured");
     }

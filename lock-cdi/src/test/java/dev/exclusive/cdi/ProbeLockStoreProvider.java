@@ -13,10 +13,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Store type {@code probe} for tests: a memory store whose reachability a test switches ({@code down}) and whose
- * closing it can see. Setting {@code id} names the instance in {@link #INSTANCES}.
+ * Store type {@code probe} for tests: a memory store whose reachability a test switches ({@code down}), whose
+ * closing it can see, and which counts the listings it answers ({@code lists}). Setting {@code id} names the
+ * instance in {@link #INSTANCES}. It keeps the thread factory it was given ({@code threads}).
  */
 public final class ProbeLockStoreProvider implements LockStoreProvider {
 
@@ -29,6 +32,11 @@ public final class ProbeLockStoreProvider implements LockStoreProvider {
 
     @Override
     public LockStore create(String storeName, Map<String, String> settings) {
+        return create(storeName, settings, null);
+    }
+
+    @Override
+    public LockStore create(String storeName, Map<String, String> settings, ThreadFactory threads) {
         String id = settings.get("id");
         if (id == null) {
             throw new LockConfigurationException(
@@ -37,19 +45,24 @@ public final class ProbeLockStoreProvider implements LockStoreProvider {
                     "id",
                     null);
         }
-        ProbeStore store = new ProbeStore(storeName);
+        ProbeStore store = new ProbeStore(storeName, threads);
         INSTANCES.put(id, store);
         return store;
     }
 
     static final class ProbeStore implements LockStore {
         private final String name;
+        /** The factory the store's background threads would come from, as the provider received it. */
+        final ThreadFactory threads;
+
         private final MemoryLockStore memory = new MemoryLockStore();
         volatile boolean down;
         volatile boolean closed;
+        final AtomicInteger lists = new AtomicInteger();
 
-        ProbeStore(String name) {
+        ProbeStore(String name, ThreadFactory threads) {
             this.name = name;
+            this.threads = threads;
         }
 
         private void reachable() {
@@ -90,6 +103,7 @@ public final class ProbeLockStoreProvider implements LockStoreProvider {
 
         @Override
         public List<LockEntry> list(String prefix, int limit) {
+            lists.incrementAndGet();
             reachable();
             return memory.list(prefix, limit);
         }

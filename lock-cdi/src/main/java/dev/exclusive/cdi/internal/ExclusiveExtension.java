@@ -21,6 +21,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.Config;
@@ -32,19 +33,25 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * {@code LockRegistry} beans (and the readiness checks when MicroProfile Health is present), and closes the stores
  * at shutdown.
  *
- * <p>Order: {@code ProcessManagedBean} (managed beans and EJBs) collects the annotated methods;
- * {@code AfterBeanDiscovery} reads the configuration, builds the stores and the plans, and adds beans or the one
- * definition error; {@code AfterDeploymentValidation} resolves which lock events have observers and starts the
- * registry with an event bridge only if some do.
+ * <p>Order: {@code ProcessManagedBean} (managed beans and EJBs) collects the annotated methods of each bean class;
+ * {@code AfterBeanDiscovery} reads the configuration, builds the stores (their threads from
+ * {@link ContainerThreads}) and one plan per bean class and method, and adds beans or the one definition error;
+ * {@code AfterDeploymentValidation} resolves which lock events have observers, asks the container for the
+ * application's name (the default prefix of shared stores), and starts the registry with an event bridge only if
+ * some events are observed; {@code BeforeShutdown} closes the registry, which stops its threads and the stores.
  */
 public class ExclusiveExtension implements Extension {
 
-    /** An {@code @Exclusive} method as discovered, before configuration is read. */
+    /**
+     * An {@code @Exclusive} method of one bean class as discovered, before configuration is read. An inherited method
+     * is a candidate once for each bean class that inherits it: their annotations and default names differ.
+     */
     private record Candidate(Class<?> beanClass, Method method, Exclusive onMethod, Exclusive onClass) {}
 
     private final List<Candidate> candidates = new ArrayList<>();
     private ConfiguredStores stores;
-    private List<MethodPlan> plans;
+    private ContainerThreads threads;
+    private Map<Class<?>, Map<Method, MethodPlan>> plans;
     private volatile LockRegistry registry;
     private volatile LockedInvocations invocations;
 
@@ -82,14 +89,21 @@ public class ExclusiveExtension implements Extension {
         Config config = ConfigProvider.getConfig(loader);
         Problems problems = new Problems();
         LockConfiguration configuration = LockConfiguration.read(config, problems);
-        ConfiguredStores built = ConfiguredStores.build(configuration, loader, problems);
+        threads = new ContainerThreads(loader);
+        ConfiguredStores built = ConfiguredStores.build(configuration, loader, threads, problems);
         Planner planner = new Planner(config, ConfiguredStores.namesIn(configuration), built.defaultStore(), problems);
-        List<MethodPlan> planned = new ArrayList<>();
+        Map<Class<?>, Map<Method, MethodPlan>> planned = new LinkedHashMap<>();
         for (Candidate candidate : candidates) {
             MethodPlan plan =
                     planner.plan(candidate.beanClass(), candidate.method(), candidate.onMethod(), candidate.onClass());
             if (plan != null) {
-                planned.add(plan);
+                MethodPlan earlier = planned.computeIfAbsent(plan.beanClass(), type -> new LinkedHashMap<>())
+                        .putIfAbsent(plan.method(), plan);
+                if (earlier != null && !earlier.toString().equals(plan.toString())) {
+                    problems.add("@Exclusive on " + plan.display() + ": two beans of class "
+                            + plan.beanClass().getName() + " give it different plans (" + earlier + "; " + plan
+                            + "), and a call cannot tell them apart; give each bean a class of its own");
+                }
             }
         }
         candidates.clear();
@@ -126,11 +140,14 @@ public class ExclusiveExtension implements Extension {
             return;
         }
         ClassLoader loader = classLoader();
-        LockRegistry started = stores.registry(EventBridge.create(beanManager, loader));
-        Map<Method, MethodPlan> bound = new HashMap<>();
-        for (MethodPlan plan : plans) {
-            bound.putIfAbsent(plan.method(), plan.bind(started));
-        }
+        threads.containerStarted(beanManager);
+        LockRegistry started = stores.registry(EventBridge.create(beanManager, loader), ApplicationName.lookup());
+        Map<Class<?>, Map<Method, MethodPlan>> bound = new HashMap<>();
+        plans.forEach((beanClass, methods) -> {
+            Map<Method, MethodPlan> byMethod = new HashMap<>();
+            methods.forEach((method, plan) -> byMethod.put(method, plan.bind(started)));
+            bound.put(beanClass, Map.copyOf(byMethod));
+        });
         plans = null;
         invocations = new LockedInvocations(Map.copyOf(bound), Transactions.resolve(beanManager, loader));
         registry = started;
@@ -141,7 +158,10 @@ public class ExclusiveExtension implements Extension {
         if (running != null) {
             registry = null;
             running.close();
+        } else if (stores != null) {
+            stores.close(); // built, but the container never started: no registry owns them
         }
+        stores = null;
     }
 
     /** @return the registry over the default store; it is running once the container has started */

@@ -9,8 +9,8 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
 /**
- * The {@code @Exclusive} interceptor: a lookup of the method's plan and a call; everything else was resolved at
- * deployment.
+ * The {@code @Exclusive} interceptor: a lookup of the plan for the bean class and method, and a call; everything
+ * else was resolved at deployment.
  *
  * <p>Its priority, {@value #PRIORITY} ({@code PLATFORM_BEFORE + 100}), puts it outside the {@code @Transactional}
  * interceptor ({@code PLATFORM_BEFORE + 200}) and every library and application interceptor: the lock is taken

@@ -60,6 +60,19 @@ record LockConfiguration(
                 Collections.unmodifiableMap(stores), nonBlank(config, DEFAULT_STORE), nonBlank(config, INSTANCE_NAME));
     }
 
+    /** Shows every key, and the values of {@link Secrets#isSecretKey secret keys} masked. */
+    @Override
+    public String toString() {
+        Map<String, Map<String, String>> shown = new TreeMap<>();
+        stores.forEach((name, settings) -> {
+            Map<String, String> values = new TreeMap<>();
+            settings.forEach((key, value) -> values.put(key, Secrets.shown(key, value)));
+            shown.put(name, values);
+        });
+        return "LockConfiguration[stores=" + shown + ", defaultStore=" + defaultStore + ", instanceName=" + instanceName
+                + "]";
+    }
+
     private static Set<String> sortedNames(Config config) {
         Set<String> names = new TreeSet<>();
         config.getPropertyNames().forEach(names::add);

@@ -2,18 +2,15 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.Lock;
 import dev.exclusive.LockBusyException;
-import dev.exclusive.LockException;
-import dev.exclusive.LockInfo;
 import dev.exclusive.cdi.OnBusy;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs {@code @Exclusive} calls by their {@link MethodPlan}s: take the lock (once per thread and lock), run the
@@ -26,21 +23,24 @@ final class LockedInvocations {
     /** The locks this thread holds through {@code @Exclusive} calls still running: store + NUL + name. */
     private static final ThreadLocal<Set<String>> HELD = ThreadLocal.withInitial(HashSet::new);
 
-    private final Map<Method, MethodPlan> plans;
+    /** Bean class → method → plan: an inherited method has one plan per bean class that inherits it. */
+    private final Map<Class<?>, Map<Method, MethodPlan>> plans;
+
+    /**
+     * Target class → the plans of its bean class: the class itself or the nearest planned superclass (past a Weld
+     * subclass, an EJB container's class). Filled on first call; one lookup per call after that.
+     */
+    private final Map<Class<?>, Map<Method, MethodPlan>> byTargetClass = new ConcurrentHashMap<>();
+
     private final Transactions transactions;
 
-    LockedInvocations(Map<Method, MethodPlan> plans, Transactions transactions) {
+    LockedInvocations(Map<Class<?>, Map<Method, MethodPlan>> plans, Transactions transactions) {
         this.plans = plans;
         this.transactions = transactions;
     }
 
     Object invoke(InvocationContext context) throws Exception {
-        MethodPlan plan = plans.get(context.getMethod());
-        if (plan == null) {
-            throw new IllegalStateException(
-                    "@Exclusive on " + Planner.display(context.getMethod())
-                            + " has no plan: its bean was not discovered as a managed bean or EJB when the application started");
-        }
+        MethodPlan plan = plan(context);
         String name = plan.name().render(context.getParameters());
         String key = plan.storeName() + '\0' + name;
         Set<String> held = HELD.get();
@@ -49,11 +49,11 @@ final class LockedInvocations {
         }
         Lock lock = plan.registry().lock(name, plan.ttl()).purpose(plan.purpose());
         if (plan.autoExtend()) {
-            lock = lock.autoExtend();
+            lock.autoExtend(); // an option of this handle: the renewed lease is the one acquired and released
         }
         boolean acquired = plan.maxWait().isZero() ? lock.get() : lock.block(plan.maxWait());
         if (!acquired) {
-            return busy(plan, lock, name);
+            return busy(plan, lock);
         }
         Object result;
         held.add(key);
@@ -70,13 +70,42 @@ final class LockedInvocations {
         }
         held.remove(key);
         if (plan.returns().stage() && result != null) {
-            Lock holding = lock;
             CompletionStage<?> released =
-                    ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(holding));
+                    ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(lock));
             return plan.returns().wrapsStage() ? released : result;
         }
         release(key, lock);
         return result;
+    }
+
+    /**
+     * The bean class comes from the target rather than from {@code @Intercepted Bean<?>}, which Weld cannot always
+     * tell (then logging each interceptor instance it creates) and EJB containers need not supply.
+     */
+    private MethodPlan plan(InvocationContext context) {
+        Object target = context.getTarget();
+        Map<Method, MethodPlan> methods =
+                target == null ? null : byTargetClass.computeIfAbsent(target.getClass(), this::nearestPlanned);
+        MethodPlan plan = methods == null ? null : methods.get(context.getMethod());
+        if (plan == null) {
+            Class<?> shown =
+                    target != null ? target.getClass() : context.getMethod().getDeclaringClass();
+            throw new IllegalStateException("@Exclusive on " + Planner.display(shown, context.getMethod())
+                    + " has no plan: its bean was not discovered as a managed bean or EJB when the application"
+                    + " started");
+        }
+        return plan;
+    }
+
+    /** @return the plans of {@code type} or of its nearest planned superclass; {@code null} if none is planned */
+    private Map<Method, MethodPlan> nearestPlanned(Class<?> type) {
+        for (Class<?> at = type; at != null && at != Object.class; at = at.getSuperclass()) {
+            Map<Method, MethodPlan> methods = plans.get(at);
+            if (methods != null) {
+                return methods;
+            }
+        }
+        return null;
     }
 
     private void release(String key, Lock lock) {
@@ -95,11 +124,15 @@ final class LockedInvocations {
                     "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': the method"
                             + " completed but the release failed; the lock frees itself when its lease ends in at most "
                             + lock.ttl(),
-                    e);
+                    Secrets.RULES.loggable(e));
         }
     }
 
-    private static Object busy(MethodPlan plan, Lock lock, String name) {
+    /**
+     * The holder's remaining lease comes from the handle's own failed attempt ({@link Lock#busyFor()}): a busy
+     * answer costs no listing of the store.
+     */
+    private static Object busy(MethodPlan plan, Lock lock) {
         if (plan.onBusy() == OnBusy.SKIP) {
             return plan.returns().skipped();
         }
@@ -109,18 +142,6 @@ final class LockedInvocations {
                         + " someone else: @Exclusive on " + plan.display() + " gave up after " + tried,
                 lock.name(),
                 plan.storeName(),
-                retryAfter(plan, lock, name));
-    }
-
-    /** The holder's remaining lease, when the store can tell; a store that cannot answer gives no hint. */
-    private static Duration retryAfter(MethodPlan plan, Lock lock, String name) {
-        try {
-            List<LockInfo> live = plan.registry().liveLocks(name, 1);
-            return live.isEmpty() || !live.get(0).name().equals(lock.name())
-                    ? null
-                    : live.get(0).remaining();
-        } catch (LockException e) {
-            return null;
-        }
+                lock.busyFor().orElse(null));
     }
 }

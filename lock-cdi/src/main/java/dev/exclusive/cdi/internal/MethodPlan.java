@@ -9,9 +9,11 @@ import java.time.Duration;
  * Everything the interceptor needs for one {@code @Exclusive} method, resolved once at deployment from the
  * annotations and their MicroProfile Config overrides. Immutable.
  *
+ * @param beanClass   the bean class whose calls this plan serves (a subclass of the method's declaring class, or it)
  * @param method      the intercepted method
- * @param display     {@code com.acme.Imports#run(String)}, for messages
- * @param purpose     {@code Imports#run}, recorded with each hold
+ * @param display     {@code com.acme.Imports#run(String)}, for messages; the bean class, and where the method is
+ *                    declared if elsewhere
+ * @param purpose     {@code Imports#run} (the bean class's simple name), recorded with each hold
  * @param name        the compiled lock name template
  * @param storeName   the store's configured name
  * @param ttl         the lease of each hold
@@ -22,6 +24,7 @@ import java.time.Duration;
  * @param registry    the registry view over {@code storeName}; {@code null} until the stores are running
  */
 record MethodPlan(
+        Class<?> beanClass,
         Method method,
         String display,
         String purpose,
@@ -36,6 +39,7 @@ record MethodPlan(
 
     MethodPlan bind(LockRegistry stores) {
         return new MethodPlan(
+                beanClass,
                 method,
                 display,
                 purpose,

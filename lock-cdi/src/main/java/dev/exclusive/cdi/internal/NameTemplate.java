@@ -1,30 +1,48 @@
 package dev.exclusive.cdi.internal;
 
+import dev.exclusive.InvalidLockNameException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Parameter;
 import java.lang.reflect.RecordComponent;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
  * A lock name template compiled against one method: literal text and placeholders ({@code {name}}, {@code {0}},
  * {@code {order.id}}), each placeholder resolved at deployment to a parameter index and a chain of accessor
  * methods, so that rendering a name is array access and calls, never a lookup by name.
+ *
+ * <p>Rendering is injective: two calls get the same name only if every placeholder has equal text. With two or
+ * more placeholders, each value is percent-escaped (UTF-8, {@code %3A}) for {@code %} and for the first character
+ * of every separator between two placeholders; then a value ends at the first occurrence of the next separator's
+ * first character, so the values can be read back. Text before the first and after the last placeholder is fixed
+ * and needs no escaping, which is why a template with one placeholder renders its value unchanged. Placeholders
+ * that touch ({@code {a}{b}}) have no separator and are refused at deployment. A {@code null} value has no text
+ * that differs from every string and is refused at call time.
  */
 final class NameTemplate {
 
     private final String template;
     private final String constant;
     private final Part[] parts;
+    private final String owner;
 
-    private NameTemplate(String template, String constant, Part[] parts) {
+    /** Code points escaped in placeholder values; empty: values render as they are. */
+    private final int[] escaped;
+
+    private NameTemplate(String template, String constant, Part[] parts, String owner, int[] escaped) {
         this.template = template;
         this.constant = constant;
         this.parts = parts;
+        this.owner = owner;
+        this.escaped = escaped;
     }
 
     /** One piece of a template: literal text ({@code parameter < 0}) or a parameter with accessors. */
@@ -42,10 +60,11 @@ final class NameTemplate {
     /**
      * @param template the {@code @Exclusive} value, non-empty
      * @param method   the method whose parameters the placeholders name
+     * @param owner    {@code @Exclusive on com.acme.Imports#run(String)}, for the call-time error of a null value
      * @return the compiled template
      * @throws InvalidTemplateException naming the bad placeholder and the fix
      */
-    static NameTemplate compile(String template, Method method) throws InvalidTemplateException {
+    static NameTemplate compile(String template, Method method, String owner) throws InvalidTemplateException {
         List<Part> parts = new ArrayList<>();
         int at = 0;
         while (at < template.length()) {
@@ -68,12 +87,36 @@ final class NameTemplate {
             at = close + 1;
         }
         boolean constant = parts.stream().allMatch(part -> part.parameter() < 0);
-        return new NameTemplate(template, constant ? template : null, parts.toArray(Part[]::new));
+        return new NameTemplate(
+                template, constant ? template : null, parts.toArray(Part[]::new), owner, escaped(parts));
     }
 
-    /** @return a template that always renders {@code name} */
-    static NameTemplate constant(String name) {
-        return new NameTemplate(name, name, new Part[] {new Part(name, -1, null)});
+    /**
+     * @return {@code %} and the first character of each separator between two placeholders, or none if there is
+     *         no such separator
+     * @throws InvalidTemplateException if two placeholders touch
+     */
+    private static int[] escaped(List<Part> parts) throws InvalidTemplateException {
+        Set<Integer> escaped = new TreeSet<>();
+        for (int i = 1; i < parts.size(); i++) {
+            Part previous = parts.get(i - 1);
+            Part part = parts.get(i);
+            if (previous.parameter() < 0) {
+                continue;
+            }
+            if (part.parameter() >= 0) {
+                throw new InvalidTemplateException("placeholders {" + previous.text() + "} and {" + part.text()
+                        + "} touch, so two calls could render the same name; put a separator such as ':' between"
+                        + " them");
+            }
+            if (i + 1 < parts.size()) {
+                escaped.add(part.text().codePointAt(0));
+            }
+        }
+        if (!escaped.isEmpty()) {
+            escaped.add((int) '%');
+        }
+        return escaped.stream().mapToInt(Integer::intValue).toArray();
     }
 
     private static Part placeholder(String expression, Method method) throws InvalidTemplateException {
@@ -179,7 +222,10 @@ final class NameTemplate {
 
     /**
      * @param arguments the call's arguments
-     * @return the lock name for this call; a {@code null} on the way renders as {@code null}
+     * @return the lock name for this call
+     * @throws InvalidLockNameException if a placeholder's value, or a value on the way to a property, is
+     *                                  {@code null}; the message names the placeholder, the part that is null and
+     *                                  the method
      */
     String render(Object[] arguments) {
         if (constant != null) {
@@ -190,18 +236,41 @@ final class NameTemplate {
             if (part.parameter() < 0) {
                 name.append(part.text());
             } else {
-                name.append(resolve(part, arguments[part.parameter()]));
+                appendEscaped(name, String.valueOf(resolve(part, arguments[part.parameter()])));
             }
         }
         return name.toString();
     }
 
-    private static Object resolve(Part part, Object value) {
-        Object current = value;
-        for (Method accessor : part.accessors()) {
-            if (current == null) {
-                return null;
+    private void appendEscaped(StringBuilder name, String value) {
+        if (escaped.length == 0) {
+            name.append(value);
+            return;
+        }
+        value.codePoints().forEach(codePoint -> {
+            if (Arrays.binarySearch(escaped, codePoint) < 0) {
+                name.appendCodePoint(codePoint);
+                return;
             }
+            for (byte b : new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8)) {
+                name.append('%')
+                        .append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xF, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(b & 0xF, 16)));
+            }
+        });
+    }
+
+    private Object resolve(Part part, Object value) {
+        String[] path = part.text().split("\\.", -1);
+        Object current = value;
+        for (int i = 0; i <= part.accessors().length; i++) {
+            if (current == null) {
+                throw nullValue(part, String.join(".", Arrays.copyOf(path, i + 1)));
+            }
+            if (i == part.accessors().length) {
+                return current;
+            }
+            Method accessor = part.accessors()[i];
             try {
                 current = accessor.invoke(current);
             } catch (InvocationTargetException e) {
@@ -220,5 +289,14 @@ final class NameTemplate {
             }
         }
         return current;
+    }
+
+    private InvalidLockNameException nullValue(Part part, String nullPart) {
+        return new InvalidLockNameException(
+                owner + ": lock name template \"" + template + "\" has no text for {" + part.text() + "}: " + nullPart
+                        + " is null in this call; Exclusive does not render null, which would name one lock for every"
+                        + " null: pass a value, or leave it out of the template",
+                null,
+                null);
     }
 }

@@ -21,9 +21,10 @@ import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * Turns an {@code @Exclusive} method into its {@link MethodPlan}: each attribute from the first of
- * {@code <class>/<method>/Exclusive/<attr>}, {@code <class>/Exclusive/<attr>}, {@code Exclusive/<attr>} in
- * MicroProfile Config, the method's annotation, the class's annotation; then validated. Every problem is added to
+ * Turns an {@code @Exclusive} method of one bean class into its {@link MethodPlan}: each attribute from the first of
+ * {@code <class>/<method>/Exclusive/<attr>} (bean class, then declaring class), {@code <class>/Exclusive/<attr>}
+ * (the same two), {@code Exclusive/<attr>} in MicroProfile Config, the method's annotation, the class's annotation;
+ * then validated. Every problem is added to
  * {@link Problems}, none is thrown, so that one deployment error lists them all.
  */
 final class Planner {
@@ -43,7 +44,8 @@ final class Planner {
     }
 
     /**
-     * @param beanClass the bean's class (for class-level config keys, besides the method's declaring class)
+     * @param beanClass the bean's class: it names the lock by default and comes first in config keys, before the
+     *                  method's declaring class (which differs for an inherited method)
      * @param method    the intercepted method
      * @param onMethod  the method's annotation, or {@code null}
      * @param onClass   the class's annotation, or {@code null}
@@ -53,7 +55,7 @@ final class Planner {
         Exclusive annotation = onMethod != null ? onMethod : onClass;
         Attributes attributes = new Attributes(beanClass, method, annotation);
         int before = problems.all().size();
-        String display = display(method);
+        String display = display(beanClass, method);
         String where = "@Exclusive on " + display + ": ";
 
         String template = attributes.value("value", Exclusive::value, Function.identity());
@@ -81,7 +83,7 @@ final class Planner {
             problems.add(where + "maxWait must be between 0 and 100 years, got " + waitAmount + " " + unit.name()
                     + attributes.source("maxWait"));
         }
-        NameTemplate name = template(where, template, method, storeName, attributes);
+        NameTemplate name = template(where, template, beanClass, method, storeName, attributes);
         ReturnShape returns = ReturnShape.of(method);
         if (returns.stage() && !returns.wrapsStage() && onBusy == OnBusy.SKIP) {
             problems.add(where + "onBusy = SKIP needs a return type that a CompletableFuture fits, got "
@@ -92,9 +94,10 @@ final class Planner {
             return null;
         }
         return new MethodPlan(
+                beanClass,
                 method,
                 display,
-                method.getDeclaringClass().getSimpleName() + "#" + method.getName(),
+                beanClass.getSimpleName() + "#" + method.getName(),
                 name,
                 storeName,
                 ttl,
@@ -106,11 +109,10 @@ final class Planner {
     }
 
     private NameTemplate template(
-            String where, String template, Method method, String storeName, Attributes attributes) {
-        String effective =
-                template.isEmpty() ? method.getDeclaringClass().getName() + "." + method.getName() : template;
+            String where, String template, Class<?> beanClass, Method method, String storeName, Attributes attributes) {
+        String effective = template.isEmpty() ? beanClass.getName() + "." + method.getName() : template;
         try {
-            NameTemplate compiled = NameTemplate.compile(effective, method);
+            NameTemplate compiled = NameTemplate.compile(effective, method, where.substring(0, where.length() - 2));
             if (compiled.constantName() != null) {
                 LockNames.requireValid(compiled.constantName(), storeName);
             }
@@ -142,11 +144,16 @@ final class Planner {
         throw new IllegalArgumentException("expected true or false");
     }
 
-    static String display(Method method) {
-        return method.getDeclaringClass().getName() + "#" + method.getName()
+    /** @return {@code com.acme.JobA#run(String)}, with {@code  (declared in com.acme.Job)} for an inherited method */
+    static String display(Class<?> beanClass, Method method) {
+        String declared = method.getDeclaringClass() == beanClass
+                ? ""
+                : " (declared in " + method.getDeclaringClass().getName() + ")";
+        return beanClass.getName() + "#" + method.getName()
                 + Arrays.stream(method.getParameterTypes())
                         .map(Class::getSimpleName)
-                        .collect(Collectors.joining(", ", "(", ")"));
+                        .collect(Collectors.joining(", ", "(", ")"))
+                + declared;
     }
 
     /** The attribute values of one method, each from its first source, remembering which config key won. */
@@ -154,11 +161,15 @@ final class Planner {
 
         private final List<String> prefixes;
         private final Exclusive annotation;
-        private final Method method;
+        private final String display;
         private final Map<String, String> keys = new HashMap<>();
 
+        /**
+         * Keys in order: the method of the bean class, the method of its declaring class (what MicroProfile Fault
+         * Tolerance reads), then the same two classes without the method, then the global key.
+         */
         Attributes(Class<?> beanClass, Method method, Exclusive annotation) {
-            this.method = method;
+            this.display = display(beanClass, method);
             this.annotation = annotation;
             Set<String> classes = new LinkedHashSet<>(
                     List.of(beanClass.getName(), method.getDeclaringClass().getName()));
@@ -179,7 +190,7 @@ final class Planner {
                         return parse.apply(text.get());
                     } catch (RuntimeException e) {
                         problems.add(key + ": '" + text.get() + "' is not a valid " + attribute + " for @Exclusive on "
-                                + display(method) + hint(attribute));
+                                + display + hint(attribute));
                         break;
                     }
                 }

@@ -9,8 +9,9 @@ final class Problems {
 
     private final List<String> problems = new ArrayList<>();
 
+    /** Masked by {@link Secrets#RULES} as well, in case a caller relays a text it did not mask. */
     void add(String problem) {
-        problems.add(problem);
+        problems.add(Secrets.RULES.mask(problem));
     }
 
     boolean isEmpty() {

@@ -28,10 +28,11 @@ final class StoreHealthChecks {
                         .types(HealthCheck.class, Object.class)
                         .qualifiers(Readiness.Literal.INSTANCE, Any.Literal.INSTANCE)
                         .scope(ApplicationScoped.class)
-                        .createWith(context -> check(name, stores.type(name), store)));
+                        .createWith(context -> check(name, stores.type(name), store, stores.secrets(name))));
     }
 
-    static HealthCheck check(String storeName, String type, LockStore store) {
+    /** The reason is the store's message with its secrets masked: a store may say where it failed to connect. */
+    static HealthCheck check(String storeName, String type, LockStore store, Secrets secrets) {
         return () -> {
             Map<String, Object> data = new LinkedHashMap<>();
             data.put("store", storeName);
@@ -41,7 +42,7 @@ final class StoreHealthChecks {
                 return new HealthCheckResponse(
                         "exclusive-store-" + storeName, HealthCheckResponse.Status.UP, Optional.of(data));
             } catch (RuntimeException e) {
-                data.put("reason", e.getMessage() != null ? e.getMessage() : e.toString());
+                data.put("reason", secrets.mask(e.getMessage() != null ? e.getMessage() : e.toString()));
                 return new HealthCheckResponse(
                         "exclusive-store-" + storeName, HealthCheckResponse.Status.DOWN, Optional.of(data));
             }

@@ -1,0 +1,122 @@
+package dev.exclusive.cdi.internal;
+
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeanManager;
+import java.lang.System.Logger.Level;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.naming.NoInitialContextException;
+
+/**
+ * Where the background threads of the registry (lease renewal) and of the stores come from: the container's
+ * Jakarta Concurrency {@code ManagedThreadFactory} when there is one, so that a server knows the threads and gives
+ * them the application's context; else plain Java SE threads. The registry and the stores name them
+ * ({@code exclusive-...}), make them daemons and stop them when the registry closes at shutdown.
+ *
+ * <p>The factory is found on first use, not at deployment: a server binds {@code java:comp} to the application's
+ * threads, and the first thread is made when a call first needs it (the first {@code autoExtend} hold). Order:
+ * JNDI {@value #JNDI_NAME}, then a CDI bean of type {@code ManagedThreadFactory} once the container has started.
+ * Without any JNDI provider (Java SE) the lookup is not repeated; while none is found, threads are plain. The
+ * type is only named, never linked, so lock-cdi runs without the Concurrency API.
+ */
+final class ContainerThreads implements ThreadFactory {
+
+    static final String JNDI_NAME = "java:comp/DefaultManagedThreadFactory";
+    private static final String MANAGED_TYPE = "jakarta.enterprise.concurrent.ManagedThreadFactory";
+    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
+
+    private final ClassLoader loader;
+    private final AtomicBoolean reported = new AtomicBoolean();
+    private volatile BeanManager beanManager;
+    private volatile ThreadFactory managed;
+    private volatile boolean noJndi;
+
+    ContainerThreads(ClassLoader loader) {
+        this.loader = loader;
+    }
+
+    /** From now on a CDI bean of type {@code ManagedThreadFactory} may be asked for, too. */
+    void containerStarted(BeanManager started) {
+        this.beanManager = started;
+    }
+
+    @Override
+    public Thread newThread(Runnable task) {
+        ThreadFactory found = managed();
+        return (found != null ? found : Executors.defaultThreadFactory()).newThread(task);
+    }
+
+    /** @return the container's managed thread factory, or {@code null} if none is found (yet) */
+    ThreadFactory managed() {
+        ThreadFactory found = managed;
+        if (found == null) {
+            synchronized (this) {
+                found = managed;
+                if (found == null) {
+                    found = fromJndi();
+                    if (found == null) {
+                        found = fromCdi();
+                    }
+                    managed = found;
+                    if (found == null && reported.compareAndSet(false, true)) {
+                        LOG.log(
+                                Level.DEBUG,
+                                "No Jakarta Concurrency ManagedThreadFactory ({0} or a CDI bean): Exclusive's"
+                                        + " background threads are plain threads",
+                                JNDI_NAME);
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    private ThreadFactory fromJndi() {
+        if (noJndi) {
+            return null;
+        }
+        try {
+            InitialContext context = new InitialContext();
+            try {
+                return context.lookup(JNDI_NAME) instanceof ThreadFactory factory ? factory : null;
+            } finally {
+                context.close();
+            }
+        } catch (NoInitialContextException e) {
+            noJndi = true; // Java SE: there is no JNDI to ask, now or later
+            return null;
+        } catch (NamingException | RuntimeException e) {
+            return null; // not bound, or not from this thread: asked again for the next thread
+        }
+    }
+
+    private ThreadFactory fromCdi() {
+        BeanManager container = beanManager;
+        if (container == null) {
+            return null;
+        }
+        try {
+            Class<?> type = Class.forName(MANAGED_TYPE, false, loader);
+            Set<Bean<?>> beans = container.getBeans(type);
+            if (beans.isEmpty()) {
+                return null;
+            }
+            Bean<?> bean = container.resolve(beans);
+            return bean == null
+                    ? null
+                    : (ThreadFactory) container.getReference(bean, type, container.createCreationalContext(bean));
+        } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        ThreadFactory found = managed;
+        return found != null ? "container threads from " + found : "container threads (none found yet: plain)";
+    }
+}
