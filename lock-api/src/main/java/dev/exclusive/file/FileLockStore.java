@@ -46,7 +46,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * whole file ({@link FileChannel#lock()}, {@code fcntl} on Linux), which other processes honour. Under both it
  * reads the record, decides, and writes it back:
  * <ol>
- * <li>acquire: if free or expired by the host clock, write holder, times and fence + 1; else answer busy;</li>
+ * <li>acquire: if free or expired by the host clock, write holder, times and fence + 1; if held by the same owner
+ * (a retried attempt), renew its expiry to ttl from now and answer acquired with its fence and acquisition time;
+ * else answer busy;</li>
  * <li>release: if held by the owner and not expired, mark it free (keeping the fence); then signal;</li>
  * <li>extend: if held by the owner and not expired, write the new expiry;</li>
  * <li>force-release: mark it free whoever holds it; then signal.</li>
@@ -145,14 +147,16 @@ public final class FileLockStore implements LockStore {
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
         return update(name, current -> {
             long now = clock.millis();
-            if (current.liveAt(now)) {
+            if (current.liveAt(now) && !current.owner.equals(owner)) {
                 return new Change<>(null, new Acquisition.Busy(Duration.ofMillis(current.expiresAt + 1 - now)));
             }
-            long fence = current.fence + 1;
-            Record next = new Record(name, fence, owner, holder.encode(), now, expiry(now, ttl));
+            Record next = current.liveAt(now)
+                    ? new Record(name, current.fence, owner, current.holder, current.acquiredAt, expiry(now, ttl))
+                    : new Record(name, current.fence + 1, owner, holder.encode(), now, expiry(now, ttl));
             return new Change<>(
                     next,
-                    new Acquisition.Acquired(fence, Instant.ofEpochMilli(now), Instant.ofEpochMilli(next.expiresAt)));
+                    new Acquisition.Acquired(
+                            next.fence, Instant.ofEpochMilli(next.acquiredAt), Instant.ofEpochMilli(next.expiresAt)));
         });
     }
 
