@@ -3,6 +3,7 @@ package dev.exclusive.file;
 import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.file.LockFiles.Access;
 import dev.exclusive.file.LockFiles.Change;
 import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LocalSignals;
@@ -32,31 +33,35 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p><b>Layout.</b> Each lock name has one file, {@code <sha-256 of the name in hex>.lock}: the name never
  * becomes a path, so {@code ../x}, {@code /etc/passwd} or {@code C:\x} stay inside the folder, and every valid
  * name fits the file system's limits. The file holds a small record ({@link FileRecord}): the name, the last fence
- * granted, and, while held, the owner, holder, acquisition and expiry times (host wall clock, milliseconds).
+ * granted, and, while held, the owner, holder, acquisition and expiry times; once released, the release time.
+ * Times are the host wall clock in milliseconds.
  *
  * <p><b>Algorithm.</b> Every operation on a name runs in one OS-lock section ({@link LockFiles}):
  * <ol>
  * <li>take this JVM's lock for the file's stripe (one of 256, by path): the OS lock below belongs to the whole
  * process, so threads of one JVM must be kept apart first, and every open of the file in this JVM must happen
  * under it, because closing any descriptor of a file drops the process's {@code fcntl} locks on it;</li>
- * <li>open the file (created if missing; list only reads) and take its OS lock, exclusive or, to list, shared;</li>
- * <li>read the record, decide and write it back:
+ * <li>open the file (acquire creates it; release, extend and force-release of a missing file answer {@code false}
+ * and create nothing; inspect and list only read) and take its OS lock, exclusive or, to read, shared;</li>
+ * <li>read the record; if it is a tombstone, cleanup removed the file after step 2 opened it: close and go back
+ * to step 2;</li>
+ * <li>decide and write the record back:
  * <ul>
- * <li>acquire: if free or expired by the host clock, write holder, times and fence + 1; if held by the same owner
- * (a retried attempt), renew its expiry to ttl from now and answer acquired with its fence and acquisition time;
- * else answer busy;</li>
- * <li>release: if held by the owner and not expired, mark it free (keeping the fence); then signal this JVM's
- * waiters;</li>
+ * <li>acquire: if free or expired by the host clock, write holder, times and fence {@code max(last fence + 1,
+ * host clock in microseconds)}; if held by the same owner (a retried attempt), renew its expiry to ttl from now
+ * and answer acquired with its fence and acquisition time; else answer busy;</li>
+ * <li>release: if held by the owner and not expired, mark it free, keeping the fence, with the release time; then
+ * signal this JVM's waiters;</li>
  * <li>extend: if held by the owner and not expired, write the new expiry;</li>
  * <li>force-release: mark it free whoever holds it; then signal.</li>
  * </ul></li>
  * <li>close the file, which releases the OS lock, then the stripe.</li>
  * </ol>
  * <b>Why it is atomic:</b> every read-decide-write of a file happens under its exclusive OS lock, which every
- * process honours. The OS lock is held only for that read-modify-write, never for the lease, so a holder that
- * dies (even by SIGKILL) leaves a record that frees itself at its expiry and not before. Files are kept after
- * release so that the fence survives restarts: one small file remains per distinct name ever locked. With
- * {@code fsync} on, every write is forced to disk, so fences also survive a host crash.
+ * process honours, and a file is only ever removed under that lock after its content was replaced by a tombstone,
+ * so a decision is never taken on a file that is no longer the name's file. The OS lock is held only for that
+ * read-modify-write, never for the lease, so a holder that dies (even by SIGKILL) leaves a record that frees
+ * itself at its expiry and not before. With {@code fsync} on, every write is forced to disk.
  *
  * <p><b>No waiting in the kernel.</b> The OS lock is taken with {@link FileChannel#tryLock} in a loop (spin,
  * yield, then park from 10 µs to about 1 ms) for at most the store's timeout (default 5 s), after which the call
@@ -64,8 +69,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@code fcntl(F_SETLKW)}) let the kernel see a deadlock where there was none ({@code EDEADLK}, "Resource deadlock
  * avoided"): {@code fcntl} locks belong to processes, so JVM A holding file X while another of its threads waited
  * for Y, and JVM B doing the reverse, formed a cycle between the two processes. A thread that never waits in the
- * kernel is never part of such a cycle. The other cure, one JVM-wide guard around every OS-lock section, makes
- * every lock-file operation of a JVM wait for every other, whatever their names, and still needs a
+ * kernel is never part of such a cycle. The other cure, one JVM-wide guard around every OS-lock section, was
+ * measured slower with several threads on several names (it serializes them all) and still needs a
  * non-interruptible way to wait.
  *
  * <p><b>Interrupts.</b> Every operation works with the thread's interrupt flag set and leaves it set (also when
@@ -78,10 +83,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * around channel I/O instead was rejected: an interrupt arriving in the middle of a write would still close the
  * channel between the write and the truncation and leave a damaged record.
  *
+ * <p><b>Fences and retention.</b> A fence is {@code max(last fence + 1, host clock in microseconds)}, so it grows
+ * with every acquisition and is never below the clock's microseconds at its grant. Files of names whose lock has
+ * been free or expired for longer than the retention (default 24 hours) are removed by {@link #cleanUp()}, which
+ * an acquisition starts in the background at most once per {@code max(retention / 10, 1 minute)}, on one thread
+ * at a time; a file whose OS lock is taken at that moment is left for the next run. A removed name starts again
+ * from the clock, which has moved past every fence it granted, so fences never go back, unless the host clock is
+ * set back by more than the time since the name's last acquisition (keep the retention longer than any clock
+ * step). Removal writes a tombstone under the exclusive OS lock before unlinking, and every operation that finds
+ * a tombstone opens the path again (step 3): a process that opened the old file just before it was removed can
+ * never take a lock on it while another takes one on the new file. A tombstone left at the path by a process that
+ * died before unlinking is unlinked by the next operation that finds it there.
+ *
  * <p><b>Waiting:</b> threads of this JVM are woken by a local signal when any store instance on the same folder
  * releases; releases by other processes are seen by polling with a short backoff (2 to 50 ms).
  */
 public final class FileLockStore implements LockStore {
+
+    /** The retention when none is given: how long a name's file outlives its last use. */
+    public static final Duration DEFAULT_RETENTION = Duration.ofHours(24);
 
     /** The timeout when none is given: the longest an operation waits for a lock file's OS lock. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
@@ -94,9 +114,10 @@ public final class FileLockStore implements LockStore {
     private final Clock clock;
     private final LocalSignals signals;
     private final LockFiles files;
+    private final FileCleaner cleaner;
 
     /**
-     * A store on the host's clock, without fsync, with the default timeout.
+     * A store on the host's clock, without fsync, with the default retention and timeout.
      *
      * @param directory the shared folder; created if missing
      * @throws LockConfigurationException if the folder cannot be created or written
@@ -106,7 +127,7 @@ public final class FileLockStore implements LockStore {
     }
 
     /**
-     * A store with the default timeout.
+     * A store with the default retention and timeout.
      *
      * @param directory the shared folder; created if missing
      * @param storeName the configured store's name, for messages
@@ -115,22 +136,24 @@ public final class FileLockStore implements LockStore {
      * @throws LockConfigurationException if the folder cannot be created or written
      */
     public FileLockStore(Path directory, String storeName, boolean fsync, Clock clock) {
-        this(directory, storeName, fsync, clock, DEFAULT_TIMEOUT);
+        this(directory, storeName, fsync, clock, DEFAULT_RETENTION, DEFAULT_TIMEOUT);
     }
 
     /**
      * @param directory the shared folder; created if missing
      * @param storeName the configured store's name, for messages
      * @param fsync     whether to force every write to disk
-     * @param clock     the host clock (a test may skew it); it decides expiry
+     * @param clock     the host clock (a test may skew it); it decides expiry, fences and cleanup
+     * @param retention how long a name's file is kept after its lock was last released or expired; positive
      * @param timeout   the longest an operation waits for a lock file's OS lock; positive
      * @throws LockConfigurationException if the folder cannot be created or written
-     * @throws IllegalArgumentException   if {@code timeout} is not positive
+     * @throws IllegalArgumentException   if {@code retention} or {@code timeout} is not positive
      */
-    public FileLockStore(Path directory, String storeName, boolean fsync, Clock clock, Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException(
-                    "Store '" + storeName + "': the timeout must be positive, got " + timeout);
+    public FileLockStore(
+            Path directory, String storeName, boolean fsync, Clock clock, Duration retention, Duration timeout) {
+        if (retention.isNegative() || retention.isZero() || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("Store '" + storeName + "': retention and timeout must be positive, got "
+                    + retention + " and " + timeout);
         }
         this.storeName = storeName;
         this.clock = clock;
@@ -157,6 +180,7 @@ public final class FileLockStore implements LockStore {
                     null);
         }
         this.signals = SIGNALS.computeIfAbsent(this.directory, key -> new LocalSignals());
+        this.cleaner = new FileCleaner(this.directory, "*" + SUFFIX, storeName, files, clock, retention);
     }
 
     /** @return the folder the lock files are in */
@@ -166,20 +190,24 @@ public final class FileLockStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
-        return update(name, false, current -> {
-            long now = clock.millis();
+        Acquisition answer = update(name, Access.CREATE, current -> {
+            Instant instant = clock.instant();
+            long now = instant.toEpochMilli();
             if (current != null && current.liveAt(now)) {
                 if (!current.owner().equals(owner)) {
                     return Change.answer(new Acquisition.Busy(Duration.ofMillis(current.expiresAt() + 1 - now)));
                 }
                 FileRecord renewed = new FileRecord(
-                        name, current.fence(), owner, current.holder(), current.acquiredAt(), expiry(now, ttl));
+                        name, current.fence(), owner, current.holder(), current.acquiredAt(), expiry(now, ttl), 0);
                 return Change.write(renewed, acquired(renewed));
             }
-            long fence = current == null ? 1 : current.fence() + 1;
-            FileRecord next = new FileRecord(name, fence, owner, holder.encode(), now, expiry(now, ttl));
+            long micros = Math.multiplyExact(instant.getEpochSecond(), 1_000_000L) + instant.getNano() / 1_000;
+            long fence = Math.max(current == null ? 1 : current.fence() + 1, micros);
+            FileRecord next = new FileRecord(name, fence, owner, holder.encode(), now, expiry(now, ttl), 0);
             return Change.write(next, acquired(next));
         });
+        cleaner.startIfDue();
+        return answer;
     }
 
     private static Acquisition acquired(FileRecord record) {
@@ -199,12 +227,12 @@ public final class FileLockStore implements LockStore {
 
     /** Marks a live lock free, keeping its fence, if {@code owner} holds it ({@code null}: whoever holds it). */
     private boolean free(String name, String owner) {
-        boolean released = update(name, false, current -> {
+        boolean released = update(name, Access.WRITE, current -> {
             long now = clock.millis();
             return current != null
                             && current.liveAt(now)
                             && (owner == null || current.owner().equals(owner))
-                    ? Change.write(FileRecord.free(name, current.fence()), true)
+                    ? Change.write(FileRecord.free(name, current.fence(), now), true)
                     : Change.answer(false);
         });
         if (released) {
@@ -215,21 +243,21 @@ public final class FileLockStore implements LockStore {
 
     @Override
     public boolean extend(String name, String owner, Duration ttl) {
-        return update(name, false, current -> {
+        return update(name, Access.WRITE, current -> {
             long now = clock.millis();
             if (current == null || !current.liveAt(now) || !current.owner().equals(owner)) {
                 return Change.answer(false);
             }
             return Change.write(
                     new FileRecord(
-                            name, current.fence(), owner, current.holder(), current.acquiredAt(), expiry(now, ttl)),
+                            name, current.fence(), owner, current.holder(), current.acquiredAt(), expiry(now, ttl), 0),
                     true);
         });
     }
 
     @Override
     public Optional<LockEntry> inspect(String name) {
-        return update(name, false, current -> Change.answer(toEntry(current, clock.millis())));
+        return update(name, Access.READ, current -> Change.answer(toEntry(current, clock.millis())));
     }
 
     @Override
@@ -240,7 +268,7 @@ public final class FileLockStore implements LockStore {
                 if (live.size() >= limit) {
                     break;
                 }
-                files.update(file, true, current -> Change.answer(toEntry(current, clock.millis())))
+                files.update(file, Access.READ, current -> Change.answer(toEntry(current, clock.millis())))
                         .filter(entry -> entry.name().startsWith(prefix))
                         .ifPresent(live::add);
             }
@@ -248,6 +276,33 @@ public final class FileLockStore implements LockStore {
             throw unavailable(null, e);
         }
         return live;
+    }
+
+    /**
+     * Removes the files of names whose lock has been free or expired for longer than the retention, and any
+     * empty file. A file whose OS lock is taken right now is left for the next run; a live lock is never touched.
+     * Acquisitions start it in the background at most once per {@code max(retention / 10, 1 minute)}; call it to
+     * clean up on a schedule of your own.
+     *
+     * @return how many files were removed
+     * @throws LockStoreUnavailableException if the folder cannot be listed
+     */
+    public int cleanUp() {
+        try {
+            return cleaner.cleanUp();
+        } catch (IOException e) {
+            throw unavailable(null, e);
+        }
+    }
+
+    /** @return how many background cleanups acquisitions have started, for tests */
+    long cleanUpsStarted() {
+        return cleaner.started();
+    }
+
+    /** @return whether a background cleanup is running, for tests */
+    boolean cleanUpRunning() {
+        return cleaner.running();
     }
 
     @Override
@@ -268,15 +323,15 @@ public final class FileLockStore implements LockStore {
         }
     }
 
-    /** Nothing to close: files are opened per operation. */
+    /** Stops a running cleanup at its next file and starts no other. Files are opened per operation. */
     @Override
     public void close() {
-        // Each operation opens and closes its own file.
+        cleaner.close();
     }
 
-    private <T> T update(String name, boolean shared, LockFiles.Section<T> section) {
+    private <T> T update(String name, Access access, LockFiles.Section<T> section) {
         try {
-            return files.update(fileOf(name), shared, section);
+            return files.update(fileOf(name), access, section);
         } catch (IOException e) {
             throw unavailable(name, e);
         }

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +22,9 @@ import java.util.concurrent.locks.LockSupport;
  * A separate JVM for the multi-process tests: {@code count <folder> <counter file> <rounds>} increments a
  * counter file non-atomically under the lock; {@code hold <folder> <name> <ttl ms>} acquires and then hangs,
  * waiting to be killed; {@code hold-os-lock <folder> <name>} takes the OS lock of the name's file and hangs;
- * {@code stress <folder> <checks folder> <threads> <names> <millis>} runs threads that lock random names and
- * reports {@code calls=... failures=... overlaps=... fenceRegressions=...} on its last line.
+ * {@code stress <folder> <checks folder> <threads> <names> <millis> [clean]} runs threads that lock random names
+ * (and, with {@code clean}, one that removes every file idle for a millisecond) and reports
+ * {@code calls=... failures=... overlaps=... fenceRegressions=... removed=...} on its last line.
  */
 public final class FileCounterWorker {
 
@@ -31,12 +33,18 @@ public final class FileCounterWorker {
     public static void main(String[] args) throws Exception {
         Path folder = Path.of(args[1]);
         if (args[0].equals("stress")) {
+            boolean clean = args.length > 6 && args[6].equals("clean");
+            FileLockStore store = clean
+                    ? new FileLockStore(
+                            folder, "files", false, Clock.systemUTC(), Duration.ofMillis(1), Duration.ofSeconds(5))
+                    : new FileLockStore(folder);
             stress(
-                    new FileLockStore(folder),
+                    store,
                     Path.of(args[2]),
                     Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]),
-                    Long.parseLong(args[5]));
+                    Long.parseLong(args[5]),
+                    clean);
             return;
         }
         if (args[0].equals("hold-os-lock")) {
@@ -79,8 +87,10 @@ public final class FileCounterWorker {
      * little, inspect it, list the folder, and, when they hold it, check in {@code checks} that nobody else does
      * (an exclusive create of a marker file) and that its fence is greater than any fence seen for it before.
      */
-    private static void stress(FileLockStore store, Path checks, int threads, int names, long millis) throws Exception {
+    private static void stress(FileLockStore store, Path checks, int threads, int names, long millis, boolean clean)
+            throws Exception {
         AtomicLong calls = new AtomicLong();
+        AtomicLong removed = new AtomicLong();
         AtomicLong failures = new AtomicLong();
         AtomicLong overlaps = new AtomicLong();
         AtomicLong fenceRegressions = new AtomicLong();
@@ -89,6 +99,22 @@ public final class FileCounterWorker {
         try (LockRegistry registry =
                 LockRegistry.builder().store("files", store).build()) {
             List<Thread> workers = new ArrayList<>();
+            if (clean) {
+                Thread cleaner = new Thread(() -> {
+                    while (System.nanoTime() - deadline < 0) {
+                        try {
+                            removed.addAndGet(store.cleanUp());
+                            LockSupport.parkNanos(
+                                    TimeUnit.MILLISECONDS.toNanos(1)); // paces it: leave the CPUs to the lockers
+                        } catch (Throwable e) {
+                            failures.incrementAndGet();
+                            firstFailure.compareAndSet(null, e);
+                        }
+                    }
+                });
+                cleaner.start();
+                workers.add(cleaner);
+            }
             for (int t = 0; t < threads; t++) {
                 Thread worker = new Thread(() -> {
                     ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -129,7 +155,7 @@ public final class FileCounterWorker {
             firstFailure.get().printStackTrace();
         }
         System.out.println("calls=" + calls + " failures=" + failures + " overlaps=" + overlaps + " fenceRegressions="
-                + fenceRegressions);
+                + fenceRegressions + " removed=" + removed);
     }
 
     /** Runs while holding {@code name}: counts an overlap if another holder's marker exists, and a fence regression. */

@@ -89,8 +89,21 @@ class FileLockStoreProcessTest {
         // the kernel for a second file looks like a deadlock to the kernel when another JVM does the reverse.
         List<String> reports = stress(folder.resolve("locks"), 4, 12, 8, 4_000);
         for (String report : reports) {
-            assertTrue(report.matches("calls=\\d+ failures=0 overlaps=0 fenceRegressions=0"), report);
+            assertTrue(report.matches("calls=\\d+ failures=0 overlaps=0 fenceRegressions=0 removed=0"), report);
         }
+    }
+
+    @Test
+    void removingIdleFilesWhileProcessesLockThemNeverMakesTwoHolders() throws Exception {
+        // Each process also removes every file idle for a millisecond, as fast as it can: threads of other
+        // processes keep opening files that are about to be removed, and must never lock one that was.
+        List<String> reports = stress(folder.resolve("locks"), 4, 6, 16, 4_000, "clean");
+        long removed = 0;
+        for (String report : reports) {
+            assertTrue(report.matches("calls=\\d+ failures=0 overlaps=0 fenceRegressions=0 removed=\\d+"), report);
+            removed += Long.parseLong(report.substring(report.indexOf("removed=") + 8));
+        }
+        assertTrue(removed > 100, "files removed while in use: " + removed + "; " + reports);
     }
 
     @Test
@@ -99,8 +112,8 @@ class FileLockStoreProcessTest {
         Process holder = java("hold-os-lock", locks.toString(), "stuck")
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
-        try (FileLockStore store =
-                new FileLockStore(locks, "files", false, Clock.systemUTC(), Duration.ofMillis(300))) {
+        try (FileLockStore store = new FileLockStore(
+                locks, "files", false, Clock.systemUTC(), Duration.ofHours(24), Duration.ofMillis(300))) {
             String line = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8))
                     .readLine();
             assertEquals("locked", line);

@@ -76,16 +76,17 @@ class FileLockStoreTest extends LockStoreContract {
     @Test
     void expiryFollowsTheHostClock() {
         Instant start = Instant.parse("2026-11-29T12:00:00Z");
-        FileLockStore early = new FileLockStore(folder, "files", false, Clock.fixed(start, ZoneOffset.UTC));
-        FileLockStore late =
-                new FileLockStore(folder, "files", false, Clock.fixed(start.plusSeconds(11), ZoneOffset.UTC));
-        LockHolder holder = new LockHolder("test", "main", "");
-        assertTrue(
-                early.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10)).acquired());
-        assertFalse(
-                early.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
-        assertTrue(
-                late.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
+        try (FileLockStore early = new FileLockStore(folder, "files", false, Clock.fixed(start, ZoneOffset.UTC));
+                FileLockStore late =
+                        new FileLockStore(folder, "files", false, Clock.fixed(start.plusSeconds(11), ZoneOffset.UTC))) {
+            LockHolder holder = new LockHolder("test", "main", "");
+            assertTrue(early.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10))
+                    .acquired());
+            assertFalse(early.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10))
+                    .acquired());
+            assertTrue(late.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10))
+                    .acquired());
+        }
     }
 
     @Test
@@ -169,8 +170,14 @@ class FileLockStoreTest extends LockStoreContract {
                 () -> LockRegistry.builder()
                         .store("files", "file", Map.of("directory", folder.toString(), "fsync", "yes")));
         assertEquals("fsync", fsync.key().orElseThrow());
+        LockConfigurationException retention = assertThrows(
+                LockConfigurationException.class,
+                () -> LockRegistry.builder()
+                        .store("files", "file", Map.of("directory", folder.toString(), "retention", "10s")));
+        assertEquals("retention", retention.key().orElseThrow());
+        assertTrue(retention.getMessage().contains("exclusive.store.files.retention"), retention.getMessage());
         LockRegistry.builder()
-                .store("files", "file", Map.of("directory", folder.toString(), "timeout", "500ms"))
+                .store("files", "file", Map.of("directory", folder.toString(), "retention", "2h", "timeout", "500ms"))
                 .build()
                 .close();
     }
