@@ -6,12 +6,20 @@ import dev.exclusive.spi.StoreSettings;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Builds {@code file} stores. Settings: {@code directory} (required: the folder every process shares) and
- * {@code fsync} ({@code true} or {@code false}, default {@code false}).
+ * Builds {@code file} stores. Settings:
+ * <ul>
+ * <li>{@code directory} (required): the folder every process shares;</li>
+ * <li>{@code fsync}: {@code true} or {@code false} (default), whether every write is forced to disk;</li>
+ * <li>{@code retention}: how long a name's file is kept after its lock was last released or expired (default
+ * {@code 24h}, at least {@code 1m}); see {@link FileLockStore#cleanUp()};</li>
+ * <li>{@code timeout}: the longest an operation waits for a lock file's OS lock before it reports the store
+ * unavailable (default {@code 5s}).</li>
+ * </ul>
  */
 public final class FileLockStoreProvider implements LockStoreProvider {
 
@@ -22,11 +30,16 @@ public final class FileLockStoreProvider implements LockStoreProvider {
 
     @Override
     public LockStore create(String storeName, Map<String, String> values) {
-        StoreSettings settings = StoreSettings.of(type(), storeName, values, Set.of("directory", "fsync"));
+        StoreSettings settings =
+                StoreSettings.of(type(), storeName, values, Set.of("directory", "fsync", "retention", "timeout"));
         String directory = settings.required("directory", "a folder every process can write");
         boolean fsync = settings.bool("fsync", false);
+        Duration retention = settings.duration("retention", Duration.ofMinutes(1), Duration.ofDays(36_500))
+                .orElse(FileLockStore.DEFAULT_RETENTION);
+        Duration timeout = settings.duration("timeout", Duration.ofMillis(1), Duration.ofHours(1))
+                .orElse(FileLockStore.DEFAULT_TIMEOUT);
         try {
-            return new FileLockStore(Path.of(directory), storeName, fsync, Clock.systemUTC());
+            return new FileLockStore(Path.of(directory), storeName, fsync, Clock.systemUTC(), retention, timeout);
         } catch (InvalidPathException e) {
             throw settings.problem(
                     "directory",

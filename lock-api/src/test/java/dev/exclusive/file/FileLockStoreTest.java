@@ -2,6 +2,7 @@ package dev.exclusive.file;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,8 @@ import dev.exclusive.LockRegistry;
 import dev.exclusive.contract.LockStoreContract;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -20,6 +23,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,16 +76,73 @@ class FileLockStoreTest extends LockStoreContract {
     @Test
     void expiryFollowsTheHostClock() {
         Instant start = Instant.parse("2026-11-29T12:00:00Z");
-        FileLockStore early = new FileLockStore(folder, "files", false, Clock.fixed(start, ZoneOffset.UTC));
-        FileLockStore late =
-                new FileLockStore(folder, "files", false, Clock.fixed(start.plusSeconds(11), ZoneOffset.UTC));
+        try (FileLockStore early = new FileLockStore(folder, "files", false, Clock.fixed(start, ZoneOffset.UTC));
+                FileLockStore late =
+                        new FileLockStore(folder, "files", false, Clock.fixed(start.plusSeconds(11), ZoneOffset.UTC))) {
+            LockHolder holder = new LockHolder("test", "main", "");
+            assertTrue(early.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10))
+                    .acquired());
+            assertFalse(early.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10))
+                    .acquired());
+            assertTrue(late.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10))
+                    .acquired());
+        }
+    }
+
+    @Test
+    void theJdkTryLockNeitherFailsNorClosesItsChannelWhenTheFlagIsSet() throws IOException {
+        // The store relies on this: FileChannel.tryLock does not watch the interrupt flag (lock(), read() and
+        // write() would close the channel), and RandomAccessFile's own I/O ignores it.
+        try (RandomAccessFile file =
+                new RandomAccessFile(folder.resolve("probe").toFile(), "rw")) {
+            Thread.currentThread().interrupt();
+            try (FileLock lock = file.getChannel().tryLock()) {
+                assertTrue(lock != null && lock.isValid());
+                file.write(new byte[] {1, 2, 3});
+                file.setLength(2);
+                file.getFD().sync();
+                assertEquals(2, file.length());
+                assertTrue(file.getChannel().isOpen());
+            } finally {
+                assertTrue(Thread.interrupted(), "the flag is still set");
+            }
+        }
+    }
+
+    @Test
+    void interruptsArrivingDuringOperationsNeitherFailThemNorDamageRecords() throws Exception {
+        LockStore store = store();
         LockHolder holder = new LockHolder("test", "main", "");
-        assertTrue(
-                early.tryAcquire("clocked", "a", holder, Duration.ofSeconds(10)).acquired());
-        assertFalse(
-                early.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
-        assertTrue(
-                late.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10)).acquired());
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean flagSetAtTheEnd = new AtomicBoolean();
+        Thread worker = new Thread(() -> {
+            try {
+                for (int i = 0; i < 500; i++) {
+                    String name = "interrupted-" + (i % 4);
+                    assertTrue(store.tryAcquire(name, "owner", holder, Duration.ofSeconds(30))
+                            .acquired());
+                    assertTrue(store.extend(name, "owner", Duration.ofSeconds(30)));
+                    assertEquals("owner", store.inspect(name).orElseThrow().owner());
+                    assertTrue(store.release(name, "owner"));
+                    assertTrue(store.list("interrupted-", 10).isEmpty());
+                }
+                flagSetAtTheEnd.set(Thread.currentThread().isInterrupted());
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        worker.start();
+        while (worker.isAlive()) {
+            worker.interrupt();
+            Thread.onSpinWait();
+        }
+        assertNull(failure.get(), () -> "failed under interrupts: " + failure.get());
+        assertTrue(flagSetAtTheEnd.get(), "the interrupts are kept, not swallowed");
+        for (int i = 0; i < 4; i++) {
+            assertTrue(store.tryAcquire("interrupted-" + i, "after", holder, Duration.ofSeconds(30))
+                    .acquired());
+        }
+        assertEquals(4, store.list("interrupted-", 10).size(), "every record is intact");
     }
 
     @Test
@@ -108,6 +170,16 @@ class FileLockStoreTest extends LockStoreContract {
                 () -> LockRegistry.builder()
                         .store("files", "file", Map.of("directory", folder.toString(), "fsync", "yes")));
         assertEquals("fsync", fsync.key().orElseThrow());
+        LockConfigurationException retention = assertThrows(
+                LockConfigurationException.class,
+                () -> LockRegistry.builder()
+                        .store("files", "file", Map.of("directory", folder.toString(), "retention", "10s")));
+        assertEquals("retention", retention.key().orElseThrow());
+        assertTrue(retention.getMessage().contains("exclusive.store.files.retention"), retention.getMessage());
+        LockRegistry.builder()
+                .store("files", "file", Map.of("directory", folder.toString(), "retention", "2h", "timeout", "500ms"))
+                .build()
+                .close();
     }
 
     @Test
