@@ -33,10 +33,12 @@ import java.util.regex.Pattern;
  * <p><b>Acquire</b>, step by step (the same on every database; {@code RETURNING} saves the read-backs on
  * PostgreSQL):
  * <ol>
- * <li>Take over: {@code UPDATE ... SET owner = ?, holder = ?, acquired_at = now, expires_at = now + ttl,
- * fence = fence + 1 WHERE name = ? AND (owner IS NULL OR expires_at <= now)}. One row updated is the lease;
- * fence and times are read back in the same transaction ({@code RETURNING} on PostgreSQL, a {@code SELECT}
- * elsewhere) and committed. On MariaDB, MySQL and H2 the transaction ends here either way.</li>
+ * <li>Take over: {@code UPDATE ... SET fence = fence + 1, acquired_at = now, holder = ?, owner = ?, expires_at =
+ * now + ttl WHERE name = ? AND (owner IS NULL OR owner = ? OR expires_at <= now)}, where a row that is still the
+ * caller's own live lease (a retry of an attempt whose answer was lost) keeps its fence, acquisition time and holder
+ * ({@code CASE WHEN owner = ? AND expires_at > now THEN fence ...}) and only gets the new expiry. One row updated is
+ * the lease; fence and times are read back in the same transaction ({@code RETURNING} on PostgreSQL, a
+ * {@code SELECT} elsewhere) and committed. On MariaDB, MySQL and H2 the transaction ends here either way.</li>
  * <li>Zero rows: {@code SELECT expires_at - now ... WHERE name = ? AND owner IS NOT NULL AND expires_at > now}.
  * A live row answers busy with that remaining time, computed by the database.</li>
  * <li>No live row either: the name has no row yet, so insert its first row with fence 1 (PostgreSQL

@@ -176,6 +176,25 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
     }
 
     @Test
+    void aRetriedAcquireKeepsTheHoldsFenceAndAcquisitionTimeAndRenewsItsLease() {
+        // The contract checks the fence; the rest of the SPI's promise is a CASE per column in the take-over.
+        JpaLockStore store = store(JpaLockStore.builder(factory).createTable(true));
+        String name = unique("retried");
+        Acquisition.Acquired first = (Acquisition.Acquired) store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(2));
+        Acquisition retried = store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(30));
+        Acquisition.Acquired again = assertInstanceOf(Acquisition.Acquired.class, retried);
+        assertEquals(first.fence(), again.fence());
+        assertEquals(first.acquiredAt(), again.acquiredAt());
+        assertTrue(again.expiresAt().isAfter(first.expiresAt().plusSeconds(20)), first + " then " + again);
+        LockEntry seen = store.inspect(name).orElseThrow();
+        assertEquals(again.expiresAt(), seen.expiresAt(), "the renewed lease is the one in the table");
+        assertEquals(first.acquiredAt(), seen.acquiredAt());
+        Acquisition other = store.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(1));
+        Duration remaining = assertInstanceOf(Acquisition.Busy.class, other).remaining();
+        assertTrue(remaining.compareTo(Duration.ofSeconds(20)) > 0, "renewed to 30 s, got " + remaining);
+    }
+
+    @Test
     void fenceKeepsGrowingAfterReleaseExpiryAndRestart() {
         String name = unique("fence");
         long previous = 0;
