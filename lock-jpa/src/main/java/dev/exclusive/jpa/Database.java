@@ -33,6 +33,11 @@ enum Database {
         }
 
         @Override
+        String nowMicros() {
+            return "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000) AS BIGINT)";
+        }
+
+        @Override
         boolean returning() {
             return true;
         }
@@ -86,6 +91,11 @@ enum Database {
         }
 
         @Override
+        String nowMicros() {
+            return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+        }
+
+        @Override
         String insertIfAbsent() {
             return "INSERT IGNORE INTO ";
         }
@@ -116,6 +126,11 @@ enum Database {
         @Override
         String remainingMillis(String column) {
             return MARIADB.remainingMillis(column);
+        }
+
+        @Override
+        String nowMicros() {
+            return MARIADB.nowMicros();
         }
 
         @Override
@@ -154,6 +169,11 @@ enum Database {
         @Override
         String remainingMillis(String column) {
             return "DATEDIFF(MILLISECOND, " + NOW + ", " + column + ")";
+        }
+
+        @Override
+        String nowMicros() {
+            return "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + NOW + ")";
         }
 
         /** A MERGE that inserts only when absent, so only a true race with another inserter raises an error. */
@@ -195,6 +215,9 @@ enum Database {
 
     /** @return {@code column} minus the database's current time, in milliseconds (a BIGINT) */
     abstract String remainingMillis(String column);
+
+    /** @return the database's current time as epoch microseconds (a BIGINT): the floor of every new fence */
+    abstract String nowMicros();
 
     /** @return the start of an INSERT that answers 0 rows instead of failing on a duplicate key, where there is one */
     String insertIfAbsent() {

@@ -33,16 +33,17 @@ import java.util.regex.Pattern;
  * <p><b>Acquire</b>, step by step (the same on every database; {@code RETURNING} saves the read-backs on
  * PostgreSQL):
  * <ol>
- * <li>Take over: {@code UPDATE ... SET fence = fence + 1, acquired_at = now, holder = ?, owner = ?, expires_at =
- * now + ttl WHERE name = ? AND (owner IS NULL OR owner = ? OR expires_at <= now)}, where a row that is still the
- * caller's own live lease (a retry of an attempt whose answer was lost) keeps its fence, acquisition time and holder
- * ({@code CASE WHEN owner = ? AND expires_at > now THEN fence ...}) and only gets the new expiry. One row updated is
- * the lease; fence and times are read back in the same transaction ({@code RETURNING} on PostgreSQL, a
- * {@code SELECT} elsewhere) and committed. On MariaDB, MySQL and H2 the transaction ends here either way.</li>
+ * <li>Take over: {@code UPDATE ... SET fence = GREATEST(fence + 1, now in µs), acquired_at = now, holder = ?,
+ * owner = ?, expires_at = now + ttl WHERE name = ? AND (owner IS NULL OR owner = ? OR expires_at <= now)}, where a
+ * row that is still the caller's own live lease (a retry of an attempt whose answer was lost) keeps its fence,
+ * acquisition time and holder ({@code CASE WHEN owner = ? AND expires_at > now THEN fence ...}) and only gets the
+ * new expiry. One row updated is the lease; fence and times are read back in the same transaction
+ * ({@code RETURNING} on PostgreSQL, a {@code SELECT} elsewhere) and committed. On MariaDB, MySQL and H2 the
+ * transaction ends here either way.</li>
  * <li>Zero rows: {@code SELECT expires_at - now ... WHERE name = ? AND owner IS NOT NULL AND expires_at > now}.
- * A live row answers busy with that remaining time, computed by the database.</li>
- * <li>No live row either: the name has no row yet, so insert its first row with fence 1 (PostgreSQL
- * {@code INSERT ... ON CONFLICT (name) DO NOTHING RETURNING}, MariaDB/MySQL {@code INSERT IGNORE}, H2
+ * A live row (another owner's) answers busy with that remaining time, computed by the database.</li>
+ * <li>No live row either: the name has no row yet, so insert its first row with {@code now in µs} as its fence
+ * (PostgreSQL {@code INSERT ... ON CONFLICT (name) DO NOTHING RETURNING}, MariaDB/MySQL {@code INSERT IGNORE}, H2
  * {@code MERGE ... WHEN NOT MATCHED THEN INSERT}). One row inserted is the lease; none (another inserter won, or
  * the row was freed a moment ago) answers busy with zero remaining, so a waiter retries at once.</li>
  * </ol>
@@ -69,13 +70,16 @@ import java.util.regex.Pattern;
  * computed by the database: a server whose clock is minutes off neither steals a live lock nor keeps a dead one.
  * The {@link Builder#clock(Clock) clock} of this JVM only paces the opportunistic cleanup.
  *
- * <p><b>Fences.</b> A row is never deleted by acquire, release or expiry; the fence only ever grows by one per
- * acquisition ({@code fence + 1} in the same statement that takes the row), so fences strictly increase per
- * name. {@link #cleanUp()} deletes rows whose lease ended more than {@link Builder#retention retention} ago
- * (default 7 days); it runs by itself at most every quarter of the retention (between one minute and one hour),
- * after an acquisition. The next acquisition of a deleted name starts again at fence 1, so fences are strictly
- * increasing across any gap shorter than the retention: keep the retention longer than any holder could still be
- * writing with an old fence.
+ * <p><b>Fences.</b> A new hold's fence is {@code GREATEST(fence + 1, now in µs)}, and a name's first row starts at
+ * {@code now in µs}, the database clock in microseconds since the epoch, computed in the statement that takes the
+ * row (as the Redis store does with its {@code TIME}). Within a row each new hold adds at least one. A row is never
+ * deleted by acquire, release or expiry; {@link #cleanUp()} deletes rows whose lease ended more than
+ * {@link Builder#retention retention} ago (default 7 days), and runs by itself at most every quarter of the
+ * retention (between one minute and one hour), after an acquisition. A name acquired again after its row was
+ * deleted starts above every fence it ever had: its last fence was at most the clock of its last acquisition (as
+ * long as a name is acquired at most once per microsecond), and the new row starts from the clock at least the
+ * retention later. So fences strictly increase per name for as long as the database clock does not step back by
+ * more than the retention.
  *
  * <p><b>Transactions.</b> The store never joins the caller's transaction: each operation commits on its own
  * before returning, so an acquired lock is visible to every server before the caller's work runs. With a
@@ -351,8 +355,8 @@ public final class JpaLockStore implements LockStore {
         }
 
         /**
-         * @param retention how long after its last lease ended a name's row is kept (and its fence remembered);
-         *                  positive (default 7 days)
+         * @param retention how long after its last lease ended a name's row is kept before the cleanup deletes it;
+         *                  fences keep increasing after that too (see the class javadoc); positive (default 7 days)
          */
         public Builder retention(Duration retention) {
             this.retention = positive("retention", retention);

@@ -13,7 +13,7 @@ final class Statements {
     final String takeOver;
     /** {@link #takeOver}, returning the lease (PostgreSQL). */
     final String takeOverReturning;
-    /** Inserts the first row of a name with fence 1: name, owner, holder, ttl ms. */
+    /** Inserts the first row of a name, its fence the database clock in microseconds: name, owner, holder, ttl ms. */
     final String insert;
     /** The lease just granted: fence, acquired-at and expires-at ms of name. */
     final String readLease;
@@ -44,17 +44,23 @@ final class Statements {
         // fence, acquisition time and holder. MariaDB and MySQL assign left to right, each assignment seeing the
         // ones before it, so owner and expires_at, which "mine" reads, are assigned last.
         String mine = "(owner = ?1 AND expires_at > " + now + ")";
-        String takeOver = "UPDATE " + table + " SET fence = CASE WHEN " + mine + " THEN fence ELSE fence + 1 END,"
-                + " acquired_at = CASE WHEN " + mine + " THEN acquired_at ELSE " + now + " END,"
-                + " holder = CASE WHEN " + mine + " THEN holder ELSE ?2 END,"
-                + " owner = ?1, expires_at = " + database.plusMillis("?3")
-                + " WHERE name = ?4 AND (owner IS NULL OR owner = ?1 OR expires_at <= " + now + ")";
+        // Above every fence of the row, and at least the database clock in microseconds, where a first row starts:
+        // so a name whose row the cleanup deleted still gets greater fences than it ever had.
+        String nextFence = "GREATEST(fence + 1, " + database.nowMicros() + ")";
+        String takeOver =
+                "UPDATE " + table + " SET fence = CASE WHEN " + mine + " THEN fence ELSE " + nextFence + " END,"
+                        + " acquired_at = CASE WHEN " + mine + " THEN acquired_at ELSE " + now + " END,"
+                        + " holder = CASE WHEN " + mine + " THEN holder ELSE ?2 END,"
+                        + " owner = ?1, expires_at = " + database.plusMillis("?3")
+                        + " WHERE name = ?4 AND (owner IS NULL OR owner = ?1 OR expires_at <= " + now + ")";
         this.takeOver = takeOver;
         this.takeOverReturning = database.returning()
                 ? takeOver + " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
                         + database.epochMillis("expires_at")
                 : null;
-        this.insert = database.insertFirstRow(table, "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", 1)")
+        this.insert = database.insertFirstRow(
+                        table,
+                        "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", " + database.nowMicros() + ")")
                 + (database.returning()
                         ? " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
                                 + database.epochMillis("expires_at")

@@ -230,12 +230,27 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
 
         String recent = unique("recent");
         JpaLockStore keeping = store(JpaLockStore.builder(factory).table(table).retention(Duration.ofHours(1)));
-        assertTrue(keeping.tryAcquire(recent, "a", HOLDER, Duration.ofMillis(1)).acquired());
+        Acquisition.Acquired kept =
+                (Acquisition.Acquired) keeping.tryAcquire(recent, "a", HOLDER, Duration.ofMillis(1));
         awaitTrue(() -> keeping.inspect(recent).isEmpty(), Duration.ofSeconds(5));
         assertEquals(0, keeping.cleanUp(), "an expired row within the retention is kept, and with it its fence");
         assertEquals(1, rows(table, recent));
-        assertEquals(
-                2L, ((Acquisition.Acquired) keeping.tryAcquire(recent, "b", HOLDER, Duration.ofSeconds(1))).fence());
+        assertTrue(((Acquisition.Acquired) keeping.tryAcquire(recent, "b", HOLDER, Duration.ofSeconds(1))).fence()
+                > kept.fence());
+    }
+
+    @Test
+    void fenceKeepsGrowingAfterTheCleanupDeletedTheRow() {
+        String table = "exclusive_lock_reborn";
+        JpaLockStore store = store(
+                JpaLockStore.builder(factory).table(table).createTable(true).retention(Duration.ofMillis(1)));
+        String name = unique("reborn");
+        Acquisition.Acquired first = (Acquisition.Acquired) store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(30));
+        assertTrue(store.release(name, "a"));
+        awaitTrue(() -> store.cleanUp() >= 0 && rows(table, name) == 0, Duration.ofSeconds(10));
+        Acquisition.Acquired reborn =
+                (Acquisition.Acquired) store.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(30));
+        assertTrue(reborn.fence() > first.fence(), "a fence never goes back: " + first + " then " + reborn);
     }
 
     private long rows(String table, String name) {
