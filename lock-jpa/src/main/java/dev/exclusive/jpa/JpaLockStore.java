@@ -87,7 +87,8 @@ import java.util.regex.Pattern;
  * {@link EntityManager#getTransaction()}. With a JTA factory it suspends the caller's transaction through the
  * {@link TransactionManager} (given to the builder, or looked up at {@code java:comp/TransactionManager},
  * {@code java:appserver/TransactionManager}, {@code java:/TransactionManager}), runs its own, and resumes the
- * caller's.
+ * caller's. It begins its own with the store's timeout and then sets the thread's timeout back to 0, the server's
+ * default, so the next container transaction on a pooled thread does not inherit it.
  *
  * <p><b>Persistence unit.</b> The application owns it; it lists {@link LockRow} (with
  * {@code exclude-unlisted-classes}), is {@code RESOURCE_LOCAL} over a non-JTA data source (or JDBC URL), and

@@ -6,6 +6,7 @@ import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
 import jakarta.persistence.PersistenceException;
 import jakarta.persistence.Query;
+import jakarta.transaction.NotSupportedException;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
@@ -117,29 +118,7 @@ final class Transactions {
             throw new PersistenceException("Cannot suspend the caller's transaction", e);
         }
         try {
-            manager.setTransactionTimeout((int) ((timeoutMillis + 999L) / 1000));
-            manager.begin();
-            T result;
-            EntityManager em = factory.createEntityManager();
-            try {
-                em.joinTransaction();
-                result = work.run(em);
-            } catch (RuntimeException e) {
-                try {
-                    manager.rollback();
-                } catch (Exception rollbackFailure) {
-                    e.addSuppressed(rollbackFailure);
-                }
-                throw e;
-            } finally {
-                em.close();
-            }
-            manager.commit();
-            return result;
-        } catch (PersistenceException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new PersistenceException("The store's own JTA transaction failed: " + e, e);
+            return inOwnJtaTransaction(manager, work);
         } finally {
             if (callers != null) {
                 try {
@@ -148,6 +127,58 @@ final class Transactions {
                     throw new PersistenceException("Cannot resume the caller's transaction", e);
                 }
             }
+        }
+    }
+
+    /** Runs {@code work} in a new JTA transaction on a thread that has none; the thread has none afterwards either. */
+    private <T> T inOwnJtaTransaction(TransactionManager manager, Work<T> work) {
+        try {
+            begin(manager);
+            T result;
+            try {
+                EntityManager em = factory.createEntityManager();
+                try {
+                    em.joinTransaction();
+                    result = work.run(em);
+                } finally {
+                    em.close();
+                }
+            } catch (RuntimeException e) {
+                rollBack(manager, e);
+                throw e;
+            }
+            manager.commit();
+            return result;
+        } catch (PersistenceException e) {
+            throw e;
+        } catch (Exception e) {
+            rollBack(manager, e);
+            throw new PersistenceException("The store's own JTA transaction failed: " + e, e);
+        }
+    }
+
+    /**
+     * Begins a transaction bounded by the store's timeout. The timeout is a setting of the thread, not of the
+     * transaction, so it is set back to 0 (the server's default) right after: the thread may be a pooled one whose
+     * next container transaction must not inherit the store's few seconds.
+     */
+    private void begin(TransactionManager manager) throws NotSupportedException, SystemException {
+        manager.setTransactionTimeout((int) ((timeoutMillis + 999L) / 1000));
+        try {
+            manager.begin();
+        } finally {
+            manager.setTransactionTimeout(0);
+        }
+    }
+
+    /** Rolls back the store's transaction if it is still on the thread. */
+    private static void rollBack(TransactionManager manager, Exception failure) {
+        try {
+            if (manager.getTransaction() != null) {
+                manager.rollback();
+            }
+        } catch (Exception e) {
+            failure.addSuppressed(e);
         }
     }
 
