@@ -84,11 +84,12 @@ import java.util.regex.Pattern;
  * <p><b>Transactions.</b> The store never joins the caller's transaction: each operation commits on its own
  * before returning, so an acquired lock is visible to every server before the caller's work runs. With a
  * {@code RESOURCE_LOCAL} factory (the recommended set-up, in Java SE and on a server) it uses
- * {@link EntityManager#getTransaction()}. With a JTA factory it suspends the caller's transaction through the
- * {@link TransactionManager} (given to the builder, or looked up at {@code java:comp/TransactionManager},
- * {@code java:appserver/TransactionManager}, {@code java:/TransactionManager}), runs its own, and resumes the
- * caller's. It begins its own with the store's timeout and then sets the thread's timeout back to 0, the server's
- * default, so the next container transaction on a pooled thread does not inherit it.
+ * {@link EntityManager#getTransaction()}. With a JTA factory (one whose {@code getTransaction()} is refused, or
+ * whose Hibernate transaction coordinator is JTA: Hibernate's would join the caller's transaction) it suspends the
+ * caller's transaction through the {@link TransactionManager} (given to the builder, or looked up at
+ * {@code java:comp/TransactionManager}, {@code java:appserver/TransactionManager}, {@code java:/TransactionManager}),
+ * runs its own, and resumes the caller's. It begins its own with the store's timeout and then sets the thread's
+ * timeout back to 0, the server's default, so the next container transaction on a pooled thread does not inherit it.
  *
  * <p><b>Persistence unit.</b> The application owns it; it lists {@link LockRow} (with
  * {@code exclude-unlisted-classes}), is {@code RESOURCE_LOCAL} over a non-JTA data source (or JDBC URL), and

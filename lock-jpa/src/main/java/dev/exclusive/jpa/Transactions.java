@@ -11,6 +11,7 @@ import jakarta.transaction.SystemException;
 import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
 import java.util.List;
+import java.util.Locale;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
@@ -23,6 +24,7 @@ import javax.naming.NamingException;
 final class Transactions {
 
     private static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
+    private static final String HIBERNATE_COORDINATOR = "hibernate.transaction.coordinator_class";
     private static final List<String> TRANSACTION_MANAGER_NAMES = List.of(
             "java:comp/TransactionManager",
             "java:appserver/TransactionManager",
@@ -209,7 +211,18 @@ final class Transactions {
         return manager;
     }
 
+    /**
+     * Whether the factory's unit is JTA. JPA says a JTA entity manager refuses {@code getTransaction()}, and
+     * EclipseLink does; Hibernate hands one out unless {@code hibernate.jpa.compliance.transaction} is set, and that
+     * {@code EntityTransaction} would join the caller's JTA transaction. So Hibernate's transaction coordinator,
+     * which it derives from the unit's transaction type, is asked first.
+     */
     private static boolean isJta(EntityManagerFactory factory) {
+        Object coordinator = factory.getProperties().get(HIBERNATE_COORDINATOR);
+        if (coordinator != null) {
+            String name = coordinator instanceof Class<?> type ? type.getName() : coordinator.toString();
+            return name.toLowerCase(Locale.ROOT).contains("jta");
+        }
         EntityManager em = factory.createEntityManager();
         try {
             em.getTransaction();

@@ -19,6 +19,7 @@ import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -107,6 +108,28 @@ class JtaPersistenceUnitTest {
         transactions.rollback();
         assertTrue(store.inspect(name).isPresent(), "the caller's rollback does not undo the store's commit");
         assertTrue(store.release(name, "a"));
+    }
+
+    @Test
+    void withHibernatesDefaultsTooTheStoreStaysOutOfTheCallersTransaction() throws Exception {
+        // Hibernate hands out getTransaction() on a JTA entity manager unless JPA transaction compliance is on, and
+        // that EntityTransaction joins the caller's transaction: it would register its synchronization there.
+        try (EntityManagerFactory hibernateDefaults = Persistence.createEntityManagerFactory(
+                        "exclusive-h2-jta", Map.of("hibernate.jpa.compliance.transaction", "false"));
+                JpaLockStore lenient = JpaLockStore.builder(hibernateDefaults)
+                        .transactionManager(transactions)
+                        .createTable(true)
+                        .build()) {
+            String name = "jta-" + UUID.randomUUID();
+            transactions.begin();
+            TransactionImple callers = (TransactionImple) transactions.getTransaction();
+            assertTrue(lenient.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(30))
+                    .acquired());
+            assertSame(callers, transactions.getTransaction());
+            assertEquals(Map.of(), callers.getSynchronizations(), "nothing of the store's work joined the caller's");
+            transactions.rollback();
+            assertTrue(lenient.release(name, "a"));
+        }
     }
 
     private static int defaultTimeoutSeconds() {
