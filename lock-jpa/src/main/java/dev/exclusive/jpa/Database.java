@@ -62,6 +62,19 @@ enum Database {
                             + ")",
                     "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
         }
+
+        /** A deterministic collation compares equal only what is byte for byte equal, whatever it sorts by. */
+        @Override
+        String nameComparison(String table) {
+            return "SELECT c.collname, CASE WHEN c.collisdeterministic THEN 1 ELSE 0 END FROM pg_attribute a"
+                    + " JOIN pg_collation c ON c.oid = a.attcollation WHERE a.attrelid = CAST('" + table
+                    + "' AS regclass) AND a.attname = 'name'";
+        }
+
+        @Override
+        String exactNameColumn(String table) {
+            return "ALTER TABLE " + table + " ALTER COLUMN name TYPE VARCHAR(255) COLLATE \"C\"";
+        }
     },
 
     /**
@@ -104,6 +117,20 @@ enum Database {
         List<String> createTable(String table) {
             return mysqlTable(table, "utf8mb4_nopad_bin");
         }
+
+        /** Exact: binary and no-pad, on utf8mb4, which holds every character (MariaDB's or MySQL's collation). */
+        @Override
+        String nameComparison(String table) {
+            return "SELECT COLLATION_NAME, CASE WHEN COLLATION_NAME IN ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin')"
+                    + " THEN 1 ELSE 0 END FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
+                    + schemaLiteral(table, "DATABASE()") + " AND TABLE_NAME = " + tableLiteral(table)
+                    + " AND COLUMN_NAME = 'name'";
+        }
+
+        @Override
+        String exactNameColumn(String table) {
+            return mysqlNameColumn(table, "utf8mb4_nopad_bin");
+        }
     },
 
     /** MySQL 8: the MariaDB statements, with MySQL's binary no-pad collation. */
@@ -141,6 +168,16 @@ enum Database {
         @Override
         List<String> createTable(String table) {
             return mysqlTable(table, "utf8mb4_0900_bin");
+        }
+
+        @Override
+        String nameComparison(String table) {
+            return MARIADB.nameComparison(table);
+        }
+
+        @Override
+        String exactNameColumn(String table) {
+            return mysqlNameColumn(table, "utf8mb4_0900_bin");
         }
     },
 
@@ -196,6 +233,21 @@ enum Database {
                             + ")",
                     "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
         }
+
+        @Override
+        String nameComparison(String table) {
+            return "SELECT DATA_TYPE || ', collation ' || COALESCE(COLLATION_NAME, 'OFF'), CASE WHEN DATA_TYPE = 'CHARACTER"
+                    + " VARYING' AND COALESCE(COLLATION_NAME, 'OFF') = 'OFF' THEN 1 ELSE 0 END"
+                    + " FROM INFORMATION_SCHEMA.COLUMNS WHERE UPPER(TABLE_SCHEMA) = UPPER("
+                    + schemaLiteral(table, "SCHEMA()") + ") AND UPPER(TABLE_NAME) = UPPER(" + tableLiteral(table)
+                    + ") AND UPPER(COLUMN_NAME) = 'NAME'";
+        }
+
+        /** Without {@code IGNORECASE} in the URL and {@code SET COLLATION}, a VARCHAR compares exactly. */
+        @Override
+        String exactNameColumn(String table) {
+            return "ALTER TABLE " + table + " ALTER COLUMN name SET DATA TYPE VARCHAR(255)";
+        }
     };
 
     private final String displayName;
@@ -240,6 +292,16 @@ enum Database {
     /** @return the DDL that creates the table and its index when missing */
     abstract List<String> createTable(String table);
 
+    /**
+     * @param table the lock table, checked by {@link JpaLockStore.Builder#table} (so it can be a literal)
+     * @return a query answering how the table's name column compares (its collation or type) and whether that is
+     *         exact, code point for code point (1) or may make different names one row (0); no row if unknown
+     */
+    abstract String nameComparison(String table);
+
+    /** @return the statement that makes the name column of {@code table} compare exactly */
+    abstract String exactNameColumn(String table);
+
     @Override
     public String toString() {
         return displayName;
@@ -280,7 +342,23 @@ enum Database {
                 + ") ENGINE=InnoDB");
     }
 
+    private static String mysqlNameColumn(String table, String binaryCollation) {
+        return "ALTER TABLE " + table + " MODIFY name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE " + binaryCollation
+                + " NOT NULL";
+    }
+
     private static String indexName(String table) {
         return table.substring(table.lastIndexOf('.') + 1) + "_expires_at";
+    }
+
+    /** @return the table's schema as a SQL string literal, or {@code current} for an unqualified table */
+    private static String schemaLiteral(String table, String current) {
+        int dot = table.indexOf('.');
+        return dot < 0 ? current : "'" + table.substring(0, dot) + "'";
+    }
+
+    /** @return the table's own name (without its schema) as a SQL string literal */
+    private static String tableLiteral(String table) {
+        return "'" + table.substring(table.lastIndexOf('.') + 1) + "'";
     }
 }

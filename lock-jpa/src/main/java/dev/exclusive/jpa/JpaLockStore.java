@@ -116,8 +116,9 @@ import java.util.regex.Pattern;
  * CREATE INDEX exclusive_lock_expires_at ON exclusive_lock (expires_at);
  * </pre>
  *
- * <p>Thread-safe. Supported databases: PostgreSQL, MariaDB, MySQL 8, H2 2.x; another database fails its first
- * operation with a {@link LockConfigurationException}.
+ * <p>Thread-safe. Supported databases: PostgreSQL, MariaDB, MySQL 8, H2 2.x; another database, or a table whose
+ * name column does not compare exactly (a case-insensitive, pad-space or nondeterministic collation, which would make
+ * two names one row), fails its first operation with a {@link LockConfigurationException} naming the fix.
  */
 public final class JpaLockStore implements LockStore {
 

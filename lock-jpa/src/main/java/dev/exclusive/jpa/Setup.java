@@ -13,6 +13,7 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -194,6 +195,7 @@ final class Setup {
     private void prepareTable(Statements statements, boolean create) {
         try {
             transactions.run(em -> transactions.query(em, statements.probe).getSingleResult());
+            checkNameColumn(statements.database);
             return;
         } catch (PersistenceException missing) {
             if (!create) {
@@ -221,5 +223,36 @@ final class Setup {
         } catch (PersistenceException e) {
             throw Failures.unavailable(storeName, "the database", null, e);
         }
+        checkNameColumn(statements.database);
+    }
+
+    /**
+     * Refuses a name column that compares inexactly (a case-insensitive, pad-space or nondeterministic collation, as
+     * in a table made by hand or generated from {@link LockRow}): it would make different lock names one row. A
+     * database that does not answer the question is left alone.
+     *
+     * @throws LockConfigurationException naming the column's collation and the statement that fixes it
+     */
+    private void checkNameColumn(Database database) {
+        List<?> answer;
+        try {
+            answer = transactions.run(
+                    em -> transactions.query(em, database.nameComparison(table)).getResultList());
+        } catch (PersistenceException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Cannot read how the lock table compares names: {0}", e);
+            return;
+        }
+        if (answer.isEmpty() || ((Number) ((Object[]) answer.get(0))[1]).intValue() == 1) {
+            return;
+        }
+        throw new LockConfigurationException(
+                "Store '" + storeName + "': column name of table '" + table + "' on " + database + " compares with "
+                        + ((Object[]) answer.get(0))[0] + ", under which two different lock names can be one row"
+                        + " (by case, trailing spaces or accents); make it compare exactly: "
+                        + database.exactNameColumn(table)
+                        + " (see the DDL in DDL.md)",
+                storeName,
+                "table",
+                null);
     }
 }

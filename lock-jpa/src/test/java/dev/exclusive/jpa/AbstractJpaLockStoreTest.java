@@ -3,9 +3,11 @@ package dev.exclusive.jpa;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.Lock;
+import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.contract.LockStoreContract;
@@ -275,6 +277,22 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
                 e.getMessage().contains("exclusive_lock_missing")
                         && e.getMessage().contains("create-table"),
                 e.getMessage());
+    }
+
+    @Test
+    void aNameColumnThatFoldsCaseIsRefusedWithTheFix() throws SQLException {
+        // Under it 'a' and 'A' (or 'a' and 'a ', or an emoji and U+FFFD) would be one lock.
+        String table = "exclusive_lock_folding";
+        database().createCaseInsensitiveTable(table);
+        JpaLockStore store = store(JpaLockStore.builder(factory).storeName("db").table(table));
+        LockConfigurationException e = assertThrows(
+                LockConfigurationException.class, () -> store.tryAcquire("a", "a", HOLDER, Duration.ofSeconds(1)));
+        assertTrue(
+                e.getMessage().contains("db")
+                        && e.getMessage().contains(table)
+                        && e.getMessage().contains("ALTER TABLE"),
+                e.getMessage());
+        assertEquals("table", e.key().orElseThrow());
     }
 
     @Test

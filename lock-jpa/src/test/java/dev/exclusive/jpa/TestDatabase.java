@@ -7,6 +7,7 @@ import jakarta.persistence.Persistence;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
@@ -72,6 +73,30 @@ record TestDatabase(String label, String unit, String url, String user, String p
     /** @return a factory whose JDBC sessions live in UTC+13 or +14, another notion of the local time than the server's */
     EntityManagerFactory openSkewedSession() {
         return open(Map.of("jakarta.persistence.jdbc.url", skewedUrl));
+    }
+
+    /**
+     * Creates {@code table} with only a name column, one that compares case-insensitively, as a table made by hand or
+     * generated from {@link LockRow} with the database's default collation may.
+     */
+    void createCaseInsensitiveTable(String table) throws SQLException {
+        dropTable(table);
+        try (Connection connection = connect();
+                Statement statement = connection.createStatement()) {
+            switch (unit) {
+                case "exclusive-postgres" -> {
+                    statement.execute("CREATE COLLATION IF NOT EXISTS exclusive_test_ci"
+                            + " (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+                    statement.execute("CREATE TABLE " + table
+                            + " (name VARCHAR(255) COLLATE exclusive_test_ci NOT NULL PRIMARY KEY)");
+                }
+                case "exclusive-mariadb" ->
+                    statement.execute(
+                            "CREATE TABLE " + table
+                                    + " (name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY)");
+                default -> statement.execute("CREATE TABLE " + table + " (name VARCHAR_IGNORECASE(255) PRIMARY KEY)");
+            }
+        }
     }
 
     /** Drops a table, for tests that want a fresh one. */
