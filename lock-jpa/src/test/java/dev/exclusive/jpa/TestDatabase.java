@@ -76,26 +76,34 @@ record TestDatabase(String label, String unit, String url, String user, String p
     }
 
     /**
-     * Creates {@code table} with only a name column, one that compares case-insensitively, as a table made by hand or
+     * Creates {@code table} with a name column that compares case-insensitively, as a table made by hand or
      * generated from {@link LockRow} with the database's default collation may.
      */
     void createCaseInsensitiveTable(String table) throws SQLException {
         dropTable(table);
+        String name;
+        String timestamp;
         try (Connection connection = connect();
                 Statement statement = connection.createStatement()) {
             switch (unit) {
                 case "exclusive-postgres" -> {
                     statement.execute("CREATE COLLATION IF NOT EXISTS exclusive_test_ci"
                             + " (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
-                    statement.execute("CREATE TABLE " + table
-                            + " (name VARCHAR(255) COLLATE exclusive_test_ci NOT NULL PRIMARY KEY)");
+                    name = "VARCHAR(255) COLLATE exclusive_test_ci";
+                    timestamp = "TIMESTAMP WITH TIME ZONE";
                 }
-                case "exclusive-mariadb" ->
-                    statement.execute(
-                            "CREATE TABLE " + table
-                                    + " (name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY)");
-                default -> statement.execute("CREATE TABLE " + table + " (name VARCHAR_IGNORECASE(255) PRIMARY KEY)");
+                case "exclusive-mariadb" -> {
+                    name = "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci";
+                    timestamp = "DATETIME(6)";
+                }
+                default -> {
+                    name = "VARCHAR_IGNORECASE(255)";
+                    timestamp = "TIMESTAMP(6) WITH TIME ZONE";
+                }
             }
+            statement.execute("CREATE TABLE " + table + " (name " + name + " NOT NULL PRIMARY KEY, owner VARCHAR(255),"
+                    + " holder VARCHAR(1000), acquired_at " + timestamp + " NOT NULL, expires_at " + timestamp
+                    + " NOT NULL, fence BIGINT NOT NULL)");
         }
     }
 
