@@ -33,6 +33,11 @@ enum Database {
         }
 
         @Override
+        String nowMicros() {
+            return "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000000) AS BIGINT)";
+        }
+
+        @Override
         boolean returning() {
             return true;
         }
@@ -56,6 +61,19 @@ enum Database {
                             + "    fence       BIGINT NOT NULL\n"
                             + ")",
                     "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
+        }
+
+        /** A deterministic collation compares equal only what is byte for byte equal, whatever it sorts by. */
+        @Override
+        String nameComparison(String table) {
+            return "SELECT c.collname, CASE WHEN c.collisdeterministic THEN 1 ELSE 0 END FROM pg_attribute a"
+                    + " JOIN pg_collation c ON c.oid = a.attcollation WHERE a.attrelid = CAST('" + table
+                    + "' AS regclass) AND a.attname = 'name'";
+        }
+
+        @Override
+        String exactNameColumn(String table) {
+            return "ALTER TABLE " + table + " ALTER COLUMN name TYPE VARCHAR(255) COLLATE \"C\"";
         }
     },
 
@@ -86,6 +104,11 @@ enum Database {
         }
 
         @Override
+        String nowMicros() {
+            return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+        }
+
+        @Override
         String insertIfAbsent() {
             return "INSERT IGNORE INTO ";
         }
@@ -93,6 +116,20 @@ enum Database {
         @Override
         List<String> createTable(String table) {
             return mysqlTable(table, "utf8mb4_nopad_bin");
+        }
+
+        /** Exact: binary and no-pad, on utf8mb4, which holds every character (MariaDB's or MySQL's collation). */
+        @Override
+        String nameComparison(String table) {
+            return "SELECT COLLATION_NAME, CASE WHEN COLLATION_NAME IN ('utf8mb4_nopad_bin', 'utf8mb4_0900_bin')"
+                    + " THEN 1 ELSE 0 END FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = "
+                    + schemaLiteral(table, "DATABASE()") + " AND TABLE_NAME = " + tableLiteral(table)
+                    + " AND COLUMN_NAME = 'name'";
+        }
+
+        @Override
+        String exactNameColumn(String table) {
+            return mysqlNameColumn(table, "utf8mb4_nopad_bin");
         }
     },
 
@@ -119,6 +156,11 @@ enum Database {
         }
 
         @Override
+        String nowMicros() {
+            return MARIADB.nowMicros();
+        }
+
+        @Override
         String insertIfAbsent() {
             return MARIADB.insertIfAbsent();
         }
@@ -126,6 +168,16 @@ enum Database {
         @Override
         List<String> createTable(String table) {
             return mysqlTable(table, "utf8mb4_0900_bin");
+        }
+
+        @Override
+        String nameComparison(String table) {
+            return MARIADB.nameComparison(table);
+        }
+
+        @Override
+        String exactNameColumn(String table) {
+            return mysqlNameColumn(table, "utf8mb4_0900_bin");
         }
     },
 
@@ -156,6 +208,11 @@ enum Database {
             return "DATEDIFF(MILLISECOND, " + NOW + ", " + column + ")";
         }
 
+        @Override
+        String nowMicros() {
+            return "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + NOW + ")";
+        }
+
         /** A MERGE that inserts only when absent, so only a true race with another inserter raises an error. */
         @Override
         String insertFirstRow(String table, String values) {
@@ -175,6 +232,21 @@ enum Database {
                             + "    fence       BIGINT NOT NULL\n"
                             + ")",
                     "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
+        }
+
+        @Override
+        String nameComparison(String table) {
+            return "SELECT DATA_TYPE || ', collation ' || COALESCE(COLLATION_NAME, 'OFF'), CASE WHEN DATA_TYPE = 'CHARACTER"
+                    + " VARYING' AND COALESCE(COLLATION_NAME, 'OFF') = 'OFF' THEN 1 ELSE 0 END"
+                    + " FROM INFORMATION_SCHEMA.COLUMNS WHERE UPPER(TABLE_SCHEMA) = UPPER("
+                    + schemaLiteral(table, "SCHEMA()") + ") AND UPPER(TABLE_NAME) = UPPER(" + tableLiteral(table)
+                    + ") AND UPPER(COLUMN_NAME) = 'NAME'";
+        }
+
+        /** Without {@code IGNORECASE} in the URL and {@code SET COLLATION}, a VARCHAR compares exactly. */
+        @Override
+        String exactNameColumn(String table) {
+            return "ALTER TABLE " + table + " ALTER COLUMN name SET DATA TYPE VARCHAR(255)";
         }
     };
 
@@ -196,6 +268,9 @@ enum Database {
     /** @return {@code column} minus the database's current time, in milliseconds (a BIGINT) */
     abstract String remainingMillis(String column);
 
+    /** @return the database's current time as epoch microseconds (a BIGINT): the floor of every new fence */
+    abstract String nowMicros();
+
     /** @return the start of an INSERT that answers 0 rows instead of failing on a duplicate key, where there is one */
     String insertIfAbsent() {
         return "INSERT INTO ";
@@ -216,6 +291,16 @@ enum Database {
 
     /** @return the DDL that creates the table and its index when missing */
     abstract List<String> createTable(String table);
+
+    /**
+     * @param table the lock table, checked by {@link JpaLockStore.Builder#table} (so it can be a literal)
+     * @return a query answering how the table's name column compares (its collation or type) and whether that is
+     *         exact, code point for code point (1) or may make different names one row (0); no row if unknown
+     */
+    abstract String nameComparison(String table);
+
+    /** @return the statement that makes the name column of {@code table} compare exactly */
+    abstract String exactNameColumn(String table);
 
     @Override
     public String toString() {
@@ -257,7 +342,23 @@ enum Database {
                 + ") ENGINE=InnoDB");
     }
 
+    private static String mysqlNameColumn(String table, String binaryCollation) {
+        return "ALTER TABLE " + table + " MODIFY name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE " + binaryCollation
+                + " NOT NULL";
+    }
+
     private static String indexName(String table) {
         return table.substring(table.lastIndexOf('.') + 1) + "_expires_at";
+    }
+
+    /** @return the table's schema as a SQL string literal, or {@code current} for an unqualified table */
+    private static String schemaLiteral(String table, String current) {
+        int dot = table.indexOf('.');
+        return dot < 0 ? current : "'" + table.substring(0, dot) + "'";
+    }
+
+    /** @return the table's own name (without its schema) as a SQL string literal */
+    private static String tableLiteral(String table) {
+        return "'" + table.substring(table.lastIndexOf('.') + 1) + "'";
     }
 }

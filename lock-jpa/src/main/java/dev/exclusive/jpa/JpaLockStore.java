@@ -10,34 +10,16 @@ import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.WaitPolicy;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.EntityTransaction;
-import jakarta.persistence.LockTimeoutException;
-import jakarta.persistence.Persistence;
-import jakarta.persistence.PersistenceException;
-import jakarta.persistence.PessimisticLockException;
-import jakarta.persistence.Query;
-import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
 
 /**
  * Locks in a database table shared by every server connected to it, through Jakarta Persistence.
@@ -51,14 +33,17 @@ import javax.naming.NamingException;
  * <p><b>Acquire</b>, step by step (the same on every database; {@code RETURNING} saves the read-backs on
  * PostgreSQL):
  * <ol>
- * <li>Take over: {@code UPDATE ... SET owner = ?, holder = ?, acquired_at = now, expires_at = now + ttl,
- * fence = fence + 1 WHERE name = ? AND (owner IS NULL OR expires_at <= now)}. One row updated is the lease;
- * fence and times are read back in the same transaction ({@code RETURNING} on PostgreSQL, a {@code SELECT}
- * elsewhere) and committed. On MariaDB, MySQL and H2 the transaction ends here either way.</li>
+ * <li>Take over: {@code UPDATE ... SET fence = GREATEST(fence + 1, now in µs), acquired_at = now, holder = ?,
+ * owner = ?, expires_at = now + ttl WHERE name = ? AND (owner IS NULL OR owner = ? OR expires_at <= now)}, where a
+ * row that is still the caller's own live lease (a retry of an attempt whose answer was lost) keeps its fence,
+ * acquisition time and holder ({@code CASE WHEN owner = ? AND expires_at > now THEN fence ...}) and only gets the
+ * new expiry. One row updated is the lease; fence and times are read back in the same transaction
+ * ({@code RETURNING} on PostgreSQL, a {@code SELECT} elsewhere) and committed. On MariaDB, MySQL and H2 the
+ * transaction ends here either way.</li>
  * <li>Zero rows: {@code SELECT expires_at - now ... WHERE name = ? AND owner IS NOT NULL AND expires_at > now}.
- * A live row answers busy with that remaining time, computed by the database.</li>
- * <li>No live row either: the name has no row yet, so insert its first row with fence 1 (PostgreSQL
- * {@code INSERT ... ON CONFLICT (name) DO NOTHING RETURNING}, MariaDB/MySQL {@code INSERT IGNORE}, H2
+ * A live row (another owner's) answers busy with that remaining time, computed by the database.</li>
+ * <li>No live row either: the name has no row yet, so insert its first row with {@code now in µs} as its fence
+ * (PostgreSQL {@code INSERT ... ON CONFLICT (name) DO NOTHING RETURNING}, MariaDB/MySQL {@code INSERT IGNORE}, H2
  * {@code MERGE ... WHEN NOT MATCHED THEN INSERT}). One row inserted is the lease; none (another inserter won, or
  * the row was freed a moment ago) answers busy with zero remaining, so a waiter retries at once.</li>
  * </ol>
@@ -85,21 +70,26 @@ import javax.naming.NamingException;
  * computed by the database: a server whose clock is minutes off neither steals a live lock nor keeps a dead one.
  * The {@link Builder#clock(Clock) clock} of this JVM only paces the opportunistic cleanup.
  *
- * <p><b>Fences.</b> A row is never deleted by acquire, release or expiry; the fence only ever grows by one per
- * acquisition ({@code fence + 1} in the same statement that takes the row), so fences strictly increase per
- * name. {@link #cleanUp()} deletes rows whose lease ended more than {@link Builder#retention retention} ago
- * (default 7 days); it runs by itself at most every quarter of the retention (between one minute and one hour),
- * after an acquisition. The next acquisition of a deleted name starts again at fence 1, so fences are strictly
- * increasing across any gap shorter than the retention: keep the retention longer than any holder could still be
- * writing with an old fence.
+ * <p><b>Fences.</b> A new hold's fence is {@code GREATEST(fence + 1, now in µs)}, and a name's first row starts at
+ * {@code now in µs}, the database clock in microseconds since the epoch, computed in the statement that takes the
+ * row (as the Redis store does with its {@code TIME}). Within a row each new hold adds at least one. A row is never
+ * deleted by acquire, release or expiry; {@link #cleanUp()} deletes rows whose lease ended more than
+ * {@link Builder#retention retention} ago (default 7 days), and runs by itself at most every quarter of the
+ * retention (between one minute and one hour), after an acquisition. A name acquired again after its row was
+ * deleted starts above every fence it ever had: its last fence was at most the clock of its last acquisition (as
+ * long as a name is acquired at most once per microsecond), and the new row starts from the clock at least the
+ * retention later. So fences strictly increase per name for as long as the database clock does not step back by
+ * more than the retention.
  *
  * <p><b>Transactions.</b> The store never joins the caller's transaction: each operation commits on its own
  * before returning, so an acquired lock is visible to every server before the caller's work runs. With a
  * {@code RESOURCE_LOCAL} factory (the recommended set-up, in Java SE and on a server) it uses
- * {@link EntityManager#getTransaction()}. With a JTA factory it suspends the caller's transaction through the
- * {@link TransactionManager} (given to the builder, or looked up at {@code java:comp/TransactionManager},
- * {@code java:appserver/TransactionManager}, {@code java:/TransactionManager}), runs its own, and resumes the
- * caller's.
+ * {@link EntityManager#getTransaction()}. With a JTA factory (one whose {@code getTransaction()} is refused, or
+ * whose Hibernate transaction coordinator is JTA: Hibernate's would join the caller's transaction) it suspends the
+ * caller's transaction through the {@link TransactionManager} (given to the builder, or looked up at
+ * {@code java:comp/TransactionManager}, {@code java:appserver/TransactionManager}, {@code java:/TransactionManager}),
+ * runs its own, and resumes the caller's. It begins its own with the store's timeout and then sets the thread's
+ * timeout back to 0, the server's default, so the next container transaction on a pooled thread does not inherit it.
  *
  * <p><b>Persistence unit.</b> The application owns it; it lists {@link LockRow} (with
  * {@code exclude-unlisted-classes}), is {@code RESOURCE_LOCAL} over a non-JTA data source (or JDBC URL), and
@@ -126,49 +116,30 @@ import javax.naming.NamingException;
  * CREATE INDEX exclusive_lock_expires_at ON exclusive_lock (expires_at);
  * </pre>
  *
- * <p>Thread-safe. Supported databases: PostgreSQL, MariaDB, MySQL 8, H2 2.x; another database fails its first
- * operation with a {@link LockConfigurationException}.
+ * <p>Thread-safe. Supported databases: PostgreSQL, MariaDB, MySQL 8, H2 2.x; another database, or a table whose
+ * name column does not compare exactly (a case-insensitive, pad-space or nondeterministic collation, which would make
+ * two names one row), fails its first operation with a {@link LockConfigurationException} naming the fix.
  */
 public final class JpaLockStore implements LockStore {
 
     /** The default table name. */
     public static final String DEFAULT_TABLE = "exclusive_lock";
 
-    private static final System.Logger LOG = System.getLogger(JpaLockStore.class.getName());
     private static final Pattern TABLE =
             Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
-    private static final ConcurrentHashMap<String, LocalSignals> SIGNALS = new ConcurrentHashMap<>();
-    private static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
-    private static final int ATTEMPTS = 3;
-    private static final List<String> TRANSACTION_MANAGER_NAMES = List.of(
-            "java:comp/TransactionManager",
-            "java:appserver/TransactionManager",
-            "java:/TransactionManager",
-            "java:pm/TransactionManager");
 
     private final EntityManagerFactory factory;
     private final boolean ownsFactory;
     private final String storeName;
     private final String table;
     private final boolean createTable;
-    private final Duration retention;
     private final WaitPolicy waitPolicy;
-    private final int queryTimeoutMillis;
-    private final Clock clock;
-    private final boolean jta;
-    private volatile TransactionManager transactionManager;
+    private final Cleanup cleanup;
+    private final Transactions transactions;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicLong nextCleanUp;
-    private final long cleanUpEveryMillis;
     private final Object initLock = new Object();
-    private volatile Statements sql;
+    private volatile LockTable lockTable;
     private volatile LocalSignals signals;
-
-    /** What a transaction of the store does with its entity manager. */
-    @FunctionalInterface
-    private interface Work<T> {
-        T run(EntityManager em);
-    }
 
     /**
      * A store with default settings over a factory the application owns and closes.
@@ -183,21 +154,15 @@ public final class JpaLockStore implements LockStore {
         this.storeName = builder.storeName;
         this.table = builder.table;
         this.createTable = builder.createTable;
-        this.retention = builder.retention;
         this.waitPolicy = WaitPolicy.backoff(builder.minBackoff, builder.maxBackoff);
-        this.queryTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1_000, builder.timeout.toMillis()));
-        this.clock = builder.clock;
-        this.transactionManager = builder.transactionManager;
-        this.cleanUpEveryMillis = Math.max(60_000, Math.min(3_600_000, retention.toMillis() / 4));
-        this.nextCleanUp = new AtomicLong(clock.millis() + cleanUpEveryMillis);
-        if (builder.factory != null) {
-            this.factory = builder.factory;
-            this.ownsFactory = false;
-        } else {
-            this.factory = openFactory(builder);
-            this.ownsFactory = true;
-        }
-        this.jta = isJta(factory);
+        this.cleanup = new Cleanup(builder.retention, builder.clock);
+        this.ownsFactory = builder.factory == null;
+        this.factory = ownsFactory
+                ? Setup.openFactory(
+                        builder.storeName, builder.persistenceUnit, builder.properties, builder.timeout.toMillis())
+                : builder.factory;
+        this.transactions =
+                new Transactions(factory, storeName, builder.timeout.toMillis(), builder.transactionManager);
     }
 
     /**
@@ -237,108 +202,16 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
-        Statements statements = statements();
-        long ttlMillis = ttl.toMillis();
-        String encoded = holder.encode();
-        for (int attempt = 1; ; attempt++) {
-            try {
-                Acquisition outcome = acquire(statements, name, owner, encoded, ttlMillis);
-                if (outcome.acquired()) {
-                    cleanUpIfDue();
-                }
-                return outcome;
-            } catch (PersistenceException e) {
-                if (!isContention(e)) {
-                    throw unavailable(name, e);
-                }
-                if (attempt == ATTEMPTS) {
-                    return Acquisition.Busy.unknown();
-                }
-            }
+        Acquisition outcome = lockTable().acquire(name, owner, holder.encode(), ttl.toMillis());
+        if (outcome.acquired()) {
+            cleanup.runIfDue(this::cleanUp, table);
         }
-    }
-
-    /**
-     * Take-over, then (only when the row is neither live nor taken over) the first insert. The take-over commits
-     * on its own where the database would keep a lock after a non-matching update (InnoDB's gap lock), so no
-     * transaction ever holds a lock while it waits for another.
-     */
-    private Acquisition acquire(Statements statements, String name, String owner, String holder, long ttlMillis) {
-        boolean returning = statements.database.returning();
-        Acquisition taken = inTransaction(em -> {
-            if (returning) {
-                List<?> rows = query(em, statements.takeOverReturning)
-                        .setParameter(1, owner)
-                        .setParameter(2, holder)
-                        .setParameter(3, ttlMillis)
-                        .setParameter(4, name)
-                        .getResultList();
-                return rows.isEmpty()
-                        ? busyOrInsert(em, statements, name, owner, holder, ttlMillis)
-                        : lease((Object[]) rows.get(0));
-            }
-            int updated = query(em, statements.takeOver)
-                    .setParameter(1, owner)
-                    .setParameter(2, holder)
-                    .setParameter(3, ttlMillis)
-                    .setParameter(4, name)
-                    .executeUpdate();
-            return updated == 1 ? readLease(em, statements, name) : null;
-        });
-        if (taken != null) {
-            return taken;
-        }
-        try {
-            return inTransaction(em -> busyOrInsert(em, statements, name, owner, holder, ttlMillis));
-        } catch (PersistenceException e) {
-            if (!isDuplicateKey(e)) {
-                throw e;
-            }
-            return new Acquisition.Busy(Duration.ZERO); // another inserter won just now; its lease is fresh
-        }
-    }
-
-    /** A live row answers busy with its remaining time; no row at all is inserted with fence 1. */
-    private Acquisition busyOrInsert(
-            EntityManager em, Statements statements, String name, String owner, String holder, long ttlMillis) {
-        List<?> remaining =
-                query(em, statements.readRemaining).setParameter(1, name).getResultList();
-        if (!remaining.isEmpty()) {
-            return new Acquisition.Busy(Duration.ofMillis(Math.max(0, number(remaining.get(0)))));
-        }
-        Query insert = query(em, statements.insert)
-                .setParameter(1, name)
-                .setParameter(2, owner)
-                .setParameter(3, holder)
-                .setParameter(4, ttlMillis);
-        if (statements.database.returning()) {
-            List<?> rows = insert.getResultList();
-            return rows.isEmpty() ? new Acquisition.Busy(Duration.ZERO) : lease((Object[]) rows.get(0));
-        }
-        // 0 rows: the row exists but was freed since the take-over, or another inserter won; the caller retries
-        return insert.executeUpdate() == 1 ? readLease(em, statements, name) : new Acquisition.Busy(Duration.ZERO);
-    }
-
-    private Acquisition readLease(EntityManager em, Statements statements, String name) {
-        return lease(
-                (Object[]) query(em, statements.readLease).setParameter(1, name).getSingleResult());
-    }
-
-    private static Acquisition lease(Object[] row) {
-        return new Acquisition.Acquired(
-                number(row[0]), Instant.ofEpochMilli(number(row[1])), Instant.ofEpochMilli(number(row[2])));
+        return outcome;
     }
 
     @Override
     public boolean release(String name, String owner) {
-        Statements statements = statements();
-        boolean released = change(
-                        name,
-                        em -> query(em, statements.release)
-                                .setParameter(1, name)
-                                .setParameter(2, owner)
-                                .executeUpdate())
-                == 1;
+        boolean released = lockTable().release(name, owner);
         if (released) {
             signals.signal(name);
         }
@@ -347,13 +220,7 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public boolean forceRelease(String name) {
-        Statements statements = statements();
-        boolean released = change(
-                        name,
-                        em -> query(em, statements.forceRelease)
-                                .setParameter(1, name)
-                                .executeUpdate())
-                == 1;
+        boolean released = lockTable().forceRelease(name);
         if (released) {
             signals.signal(name);
         }
@@ -362,23 +229,12 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public boolean extend(String name, String owner, Duration ttl) {
-        Statements statements = statements();
-        return change(
-                        name,
-                        em -> query(em, statements.extend)
-                                .setParameter(1, ttl.toMillis())
-                                .setParameter(2, name)
-                                .setParameter(3, owner)
-                                .executeUpdate())
-                == 1;
+        return lockTable().extend(name, owner, ttl.toMillis());
     }
 
     @Override
     public Optional<LockEntry> inspect(String name) {
-        Statements statements = statements();
-        List<?> rows = read(
-                name, em -> query(em, statements.inspect).setParameter(1, name).getResultList());
-        return rows.isEmpty() ? Optional.empty() : Optional.of(entry((Object[]) rows.get(0)));
+        return lockTable().inspect(name);
     }
 
     @Override
@@ -386,17 +242,7 @@ public final class JpaLockStore implements LockStore {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit must be positive, got " + limit);
         }
-        Statements statements = statements();
-        List<?> rows = read(
-                null,
-                em -> query(em, statements.list + limit)
-                        .setParameter(1, Statements.prefixPattern(prefix))
-                        .getResultList());
-        List<LockEntry> entries = new ArrayList<>(rows.size());
-        for (Object row : rows) {
-            entries.add(entry((Object[]) row));
-        }
-        return entries;
+        return lockTable().list(prefix, limit);
     }
 
     /**
@@ -408,17 +254,7 @@ public final class JpaLockStore implements LockStore {
      * @throws LockStoreUnavailableException if the database cannot be reached
      */
     public int cleanUp() {
-        Statements statements = statements();
-        try {
-            return inTransaction(em -> query(em, statements.cleanUp)
-                    .setParameter(1, -retention.toMillis())
-                    .executeUpdate());
-        } catch (PersistenceException e) {
-            if (isContention(e)) {
-                return 0; // rows in use right now; the next run takes them
-            }
-            throw unavailable(null, e);
-        }
+        return lockTable().deleteUnused(cleanup.retention());
     }
 
     @Override
@@ -428,423 +264,45 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        statements();
+        lockTable();
         signals.await(name, maxWait, () -> true);
     }
 
     @Override
     public void ping() {
-        Statements statements = statements();
-        read(null, em -> query(em, statements.probe).getSingleResult());
+        lockTable().ping();
     }
 
     /** Closes the factory if the store opened it; a factory the application gave stays open. Idempotent. */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true) && ownsFactory && factory.isOpen()) {
-            factory.close();
+        if (closed.compareAndSet(false, true)) {
+            transactions.close();
+            if (ownsFactory && factory.isOpen()) {
+                factory.close();
+            }
         }
     }
 
     @Override
     public String toString() {
-        Statements statements = sql;
-        return "JpaLockStore[" + storeName + ", table " + table + (statements == null ? "" : ", " + statements.database)
-                + "]";
+        LockTable ready = lockTable;
+        return "JpaLockStore[" + storeName + ", table " + table + (ready == null ? "" : ", " + ready.database()) + "]";
     }
-
-    // ---------------------------------------------------------------- transactions and errors
-
-    private <T> T change(String name, Work<T> work) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return inTransaction(work);
-            } catch (PersistenceException e) {
-                if (!isContention(e) || attempt == ATTEMPTS) {
-                    throw unavailable(name, e);
-                }
-            }
-        }
-    }
-
-    private <T> T read(String name, Work<T> work) {
-        try {
-            return inTransaction(work);
-        } catch (PersistenceException e) {
-            throw unavailable(name, e);
-        }
-    }
-
-    private Query query(EntityManager em, String statement) {
-        return em.createNativeQuery(statement).setHint(QUERY_TIMEOUT, queryTimeoutMillis);
-    }
-
-    /** Runs {@code work} in a transaction of its own, committed before this returns; never the caller's. */
-    private <T> T inTransaction(Work<T> work) {
-        if (closed.get()) {
-            throw new IllegalStateException("Store '" + storeName + "' is closed");
-        }
-        return jta ? inJtaTransaction(work) : inLocalTransaction(work);
-    }
-
-    private <T> T inLocalTransaction(Work<T> work) {
-        EntityManager em = factory.createEntityManager();
-        try {
-            EntityTransaction transaction = em.getTransaction();
-            transaction.begin();
-            try {
-                T result = work.run(em);
-                transaction.commit();
-                return result;
-            } catch (RuntimeException e) {
-                rollBack(transaction, e);
-                throw e;
-            }
-        } finally {
-            em.close();
-        }
-    }
-
-    private static void rollBack(EntityTransaction transaction, RuntimeException failure) {
-        try {
-            if (transaction.isActive()) {
-                transaction.rollback();
-            }
-        } catch (RuntimeException e) {
-            failure.addSuppressed(e);
-        }
-    }
-
-    /**
-     * The caller's JTA transaction is suspended, so the store's work commits (or not) on its own and the caller's
-     * transaction continues unaffected afterwards.
-     */
-    private <T> T inJtaTransaction(Work<T> work) {
-        TransactionManager manager = transactionManager();
-        Transaction callers;
-        try {
-            callers = manager.suspend();
-        } catch (jakarta.transaction.SystemException e) {
-            throw new PersistenceException("Cannot suspend the caller's transaction", e);
-        }
-        try {
-            manager.setTransactionTimeout((int) Math.max(1, (queryTimeoutMillis + 999) / 1000));
-            manager.begin();
-            T result;
-            EntityManager em = factory.createEntityManager();
-            try {
-                em.joinTransaction();
-                result = work.run(em);
-            } catch (RuntimeException e) {
-                try {
-                    manager.rollback();
-                } catch (Exception rollbackFailure) {
-                    e.addSuppressed(rollbackFailure);
-                }
-                throw e;
-            } finally {
-                em.close();
-            }
-            manager.commit();
-            return result;
-        } catch (PersistenceException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new PersistenceException("The store's own JTA transaction failed: " + e, e);
-        } finally {
-            if (callers != null) {
-                try {
-                    manager.resume(callers);
-                } catch (Exception e) {
-                    throw new PersistenceException("Cannot resume the caller's transaction", e);
-                }
-            }
-        }
-    }
-
-    private TransactionManager transactionManager() {
-        TransactionManager manager = transactionManager;
-        if (manager == null) {
-            for (String jndiName : TRANSACTION_MANAGER_NAMES) {
-                try {
-                    manager = (TransactionManager) new InitialContext().lookup(jndiName);
-                    break;
-                } catch (NamingException | ClassCastException e) {
-                    // try the next well-known name
-                }
-            }
-            if (manager == null) {
-                throw new LockConfigurationException(
-                        "Store '" + storeName + "' uses a JTA persistence unit but no "
-                                + "TransactionManager was found at " + TRANSACTION_MANAGER_NAMES
-                                + "; use a RESOURCE_LOCAL "
-                                + "persistence unit over a non-JTA data source, or pass the TransactionManager to "
-                                + "JpaLockStore.builder(...).transactionManager(...)",
-                        storeName,
-                        "persistence-unit",
-                        null);
-            }
-            transactionManager = manager;
-        }
-        return manager;
-    }
-
-    private static boolean isJta(EntityManagerFactory factory) {
-        EntityManager em = factory.createEntityManager();
-        try {
-            em.getTransaction();
-            return false;
-        } catch (IllegalStateException e) {
-            return true;
-        } finally {
-            em.close();
-        }
-    }
-
-    /** Deadlocks, serialization failures and lock-wait timeouts: worth another attempt, never an outage. */
-    private static boolean isContention(PersistenceException e) {
-        if (e instanceof LockTimeoutException || e instanceof PessimisticLockException) {
-            return true;
-        }
-        SQLException sql = sqlCause(e);
-        if (sql == null) {
-            return false;
-        }
-        String state = String.valueOf(sql.getSQLState());
-        return state.startsWith("40") // 40001 serialization failure / deadlock, 40P01 PostgreSQL deadlock
-                || state.equals("55P03") // PostgreSQL lock_not_available
-                || sql.getErrorCode() == 1213
-                || sql.getErrorCode() == 1205 // MariaDB/MySQL deadlock, lock wait
-                || sql.getErrorCode() == 50200
-                || sql.getErrorCode() == 90131; // H2 lock timeout, concurrent update
-    }
-
-    private static boolean isDuplicateKey(PersistenceException e) {
-        SQLException sql = sqlCause(e);
-        return sql != null && String.valueOf(sql.getSQLState()).startsWith("23");
-    }
-
-    private static SQLException sqlCause(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql) {
-                return sql;
-            }
-        }
-        return null;
-    }
-
-    private LockStoreUnavailableException unavailable(String name, RuntimeException e) {
-        if (e instanceof LockStoreUnavailableException unavailable) {
-            return unavailable;
-        }
-        SQLException sql = sqlCause(e);
-        String reason = sql != null ? sql.getMessage() + " (SQLState " + sql.getSQLState() + ")" : String.valueOf(e);
-        Statements statements = sql();
-        String where = statements == null ? "the database" : statements.database + " table " + table;
-        return new LockStoreUnavailableException(
-                "Store '" + storeName + "': " + where + " failed" + (name == null ? "" : " for lock '" + name + "'")
-                        + ": " + reason,
-                name,
-                storeName,
-                e);
-    }
-
-    private Statements sql() {
-        return sql;
-    }
-
-    // ---------------------------------------------------------------- first use
 
     /** Recognizes the database and checks (or creates) the table, once; retried on the next call if it failed. */
-    private Statements statements() {
-        Statements statements = sql;
-        if (statements != null) {
-            return statements;
+    private LockTable lockTable() {
+        LockTable current = lockTable;
+        if (current != null) {
+            return current;
         }
         synchronized (initLock) {
-            if (sql == null) {
-                String[] url = new String[1];
-                Database database;
-                try {
-                    database = recognize(url);
-                } catch (PersistenceException e) {
-                    throw unavailable(null, e);
-                }
-                Statements built = new Statements(database, table);
-                prepareTable(built);
-                signals = SIGNALS.computeIfAbsent(
-                        (url[0] == null ? "factory@" + System.identityHashCode(factory) : url[0]) + "|"
-                                + table.toLowerCase(java.util.Locale.ROOT),
-                        key -> new LocalSignals());
-                sql = built;
+            if (lockTable == null) {
+                Setup.Ready ready = new Setup(transactions, storeName, table).run(createTable, factory);
+                signals = ready.signals();
+                lockTable = ready.table();
             }
-            return sql;
-        }
-    }
-
-    private Database recognize(String[] url) {
-        String[] product = inTransaction(JpaLockStore::metaData);
-        if (product == null) {
-            product = probeVersion();
-        }
-        url[0] = product[2];
-        Database database = Database.recognize(product[0], product[1]);
-        if (database == null) {
-            throw new LockConfigurationException(
-                    "Store '" + storeName + "': database '" + product[0] + " " + product[1]
-                            + "' is not supported; supported: PostgreSQL, MariaDB, MySQL, H2",
-                    storeName,
-                    "persistence-unit",
-                    null);
-        }
-        return database;
-    }
-
-    /**
-     * The JDBC metadata of the store's connection: through {@code unwrap(Connection.class)} where the provider
-     * allows it (EclipseLink), through Hibernate's {@code Session.doReturningWork} (reflectively, so that Hibernate
-     * is not needed at compile time), else {@code null}.
-     */
-    private static String[] metaData(EntityManager em) {
-        Connection connection;
-        try {
-            connection = em.unwrap(Connection.class);
-        } catch (RuntimeException notThisProvider) {
-            connection = null;
-        }
-        try {
-            if (connection != null) {
-                return describe(connection);
-            }
-            ClassLoader loader = em.getClass().getClassLoader();
-            Class<?> sessionType = Class.forName("org.hibernate.Session", false, loader);
-            Class<?> workType = Class.forName("org.hibernate.jdbc.ReturningWork", false, loader);
-            Object work = Proxy.newProxyInstance(loader, new Class<?>[] {workType}, (proxy, method, args) -> {
-                if (method.getName().equals("execute")) {
-                    return describe((Connection) args[0]);
-                }
-                return method.getName().equals("hashCode")
-                        ? System.identityHashCode(proxy)
-                        : method.getName().equals("equals") ? proxy == args[0] : "ReturningWork";
-            });
-            return (String[]) sessionType.getMethod("doReturningWork", workType).invoke(em.unwrap(sessionType), work);
-        } catch (SQLException e) {
-            throw new PersistenceException(e);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof RuntimeException failure) {
-                throw failure;
-            }
-            throw new PersistenceException(e.getCause());
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null; // not Hibernate, or not one we know: ask the database instead
-        }
-    }
-
-    private static String[] describe(Connection connection) throws SQLException {
-        DatabaseMetaData metaData = connection.getMetaData();
-        return new String[] {metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), metaData.getURL()
-        };
-    }
-
-    /** Without JDBC metadata: {@code version()} answers on PostgreSQL, MariaDB and MySQL, {@code H2VERSION()} on H2. */
-    private String[] probeVersion() {
-        try {
-            Object version = inTransaction(em -> query(em, "SELECT version()").getSingleResult());
-            return new String[] {String.valueOf(version), "", null};
-        } catch (PersistenceException notThere) {
-            Object version = inTransaction(em -> query(em, "SELECT H2VERSION()").getSingleResult());
-            return new String[] {"H2", String.valueOf(version), null};
-        }
-    }
-
-    private void prepareTable(Statements statements) {
-        try {
-            inTransaction(em -> query(em, statements.probe).getSingleResult());
-            return;
-        } catch (PersistenceException missing) {
-            if (!createTable) {
-                throw new LockStoreUnavailableException(
-                        "Store '" + storeName + "': cannot read table '" + table
-                                + "' on " + statements.database + " (" + missing.getMessage()
-                                + "); create it with the DDL in "
-                                + "the JpaLockStore javadoc, or set exclusive.store." + storeName
-                                + ".create-table=true",
-                        null,
-                        storeName,
-                        missing);
-            }
-        }
-        for (String ddl : statements.database.createTable(table)) {
-            try {
-                inTransaction(em -> query(em, ddl).executeUpdate());
-            } catch (PersistenceException e) {
-                // Another process may be creating it at the same moment; the probe below decides.
-                LOG.log(System.Logger.Level.DEBUG, "Creating the lock table failed: {0}", e);
-            }
-        }
-        try {
-            inTransaction(em -> query(em, statements.probe).getSingleResult());
-        } catch (PersistenceException e) {
-            throw unavailable(null, e);
-        }
-    }
-
-    /** Runs {@link #cleanUp()} when its time has come by this JVM's clock; only one thread wins each turn. */
-    private void cleanUpIfDue() {
-        long now = clock.millis();
-        long due = nextCleanUp.get();
-        if (now < due || !nextCleanUp.compareAndSet(due, now + cleanUpEveryMillis)) {
-            return;
-        }
-        try {
-            cleanUp();
-        } catch (LockStoreUnavailableException e) {
-            // Best effort: the lock is already acquired, and the next turn deletes what this one could not.
-            LOG.log(System.Logger.Level.WARNING, "Cleanup of lock table " + table + " failed; retried later", e);
-        }
-    }
-
-    private static LockEntry entry(Object[] row) {
-        return new LockEntry(
-                (String) row[0],
-                (String) row[1],
-                LockHolder.decode((String) row[2]),
-                Instant.ofEpochMilli(number(row[3])),
-                Instant.ofEpochMilli(number(row[4])),
-                Duration.ofMillis(Math.max(1, number(row[5]))),
-                number(row[6]));
-    }
-
-    private static long number(Object value) {
-        return ((Number) value).longValue();
-    }
-
-    private static EntityManagerFactory openFactory(Builder builder) {
-        Map<String, Object> properties = new HashMap<>(builder.properties);
-        properties.putIfAbsent(QUERY_TIMEOUT, (int) Math.max(1_000, builder.timeout.toMillis()));
-        try {
-            EntityManagerFactory factory = Persistence.createEntityManagerFactory(builder.persistenceUnit, properties);
-            if (factory == null) {
-                throw new PersistenceException("no persistence provider answered");
-            }
-            return factory;
-        } catch (PersistenceException e) {
-            if (sqlCause(e) != null) {
-                throw new LockStoreUnavailableException(
-                        "Store '" + builder.storeName + "': persistence unit '" + builder.persistenceUnit
-                                + "' cannot reach its database: " + sqlCause(e).getMessage(),
-                        null,
-                        builder.storeName,
-                        e);
-            }
-            throw new LockConfigurationException(
-                    "Store '" + builder.storeName + "': cannot open persistence unit '"
-                            + builder.persistenceUnit + "' (" + e.getMessage() + "); set exclusive.store."
-                            + builder.storeName
-                            + ".persistence-unit to a unit in META-INF/persistence.xml that lists dev.exclusive.jpa.LockRow",
-                    builder.storeName,
-                    "persistence-unit",
-                    e);
+            return lockTable;
         }
     }
 
@@ -900,8 +358,8 @@ public final class JpaLockStore implements LockStore {
         }
 
         /**
-         * @param retention how long after its last lease ended a name's row is kept (and its fence remembered);
-         *                  positive (default 7 days)
+         * @param retention how long after its last lease ended a name's row is kept before the cleanup deletes it;
+         *                  fences keep increasing after that too (see the class javadoc); positive (default 7 days)
          */
         public Builder retention(Duration retention) {
             this.retention = positive("retention", retention);

@@ -12,7 +12,9 @@ import java.time.OffsetDateTime;
  * that the database's clock decides every expiry and the table name can be configured; never write rows through
  * this entity.
  *
- * <p>On MariaDB/MySQL the times are UTC {@code DATETIME(6)} values.
+ * <p>On MariaDB/MySQL the times are UTC {@code DATETIME(6)} values. Create the table with the store's DDL, not by
+ * schema generation from this mapping: the name column needs an exact collation, which a generated column with the
+ * database's default may lack (the store refuses such a table on first use).
  */
 @Entity
 @Table(name = JpaLockStore.DEFAULT_TABLE)

@@ -9,11 +9,11 @@ final class Statements {
     final Database database;
     final String table;
 
-    /** Takes over an existing free or expired row, returning the lease where the database can (PostgreSQL). */
-    final String takeOverReturning;
-    /** Takes over an existing free or expired row: owner, holder, ttl ms, name. */
+    /** Takes over an existing free or expired row, or renews the owner's own: owner, holder, ttl ms, name. */
     final String takeOver;
-    /** Inserts the first row of a name with fence 1: name, owner, holder, ttl ms. */
+    /** {@link #takeOver}, returning the lease (PostgreSQL). */
+    final String takeOverReturning;
+    /** Inserts the first row of a name, its fence the database clock in microseconds: name, owner, holder, ttl ms. */
     final String insert;
     /** The lease just granted: fence, acquired-at and expires-at ms of name. */
     final String readLease;
@@ -40,18 +40,27 @@ final class Statements {
         String entry = "name, owner, holder, " + database.epochMillis("acquired_at") + ", "
                 + database.epochMillis("expires_at") + ", " + database.remainingMillis("expires_at") + ", fence";
         String live = "owner IS NOT NULL AND expires_at > " + now;
+        // The caller's own live lease (a retried attempt whose answer was lost) is taken over too, keeping its
+        // fence, acquisition time and holder. MariaDB and MySQL assign left to right, each assignment seeing the
+        // ones before it, so owner and expires_at, which "mine" reads, are assigned last.
+        String mine = "(owner = ?1 AND expires_at > " + now + ")";
+        // Above every fence of the row, and at least the database clock in microseconds, where a first row starts:
+        // so a name whose row the cleanup deleted still gets greater fences than it ever had.
+        String nextFence = "GREATEST(fence + 1, " + database.nowMicros() + ")";
+        String takeOver =
+                "UPDATE " + table + " SET fence = CASE WHEN " + mine + " THEN fence ELSE " + nextFence + " END,"
+                        + " acquired_at = CASE WHEN " + mine + " THEN acquired_at ELSE " + now + " END,"
+                        + " holder = CASE WHEN " + mine + " THEN holder ELSE ?2 END,"
+                        + " owner = ?1, expires_at = " + database.plusMillis("?3")
+                        + " WHERE name = ?4 AND (owner IS NULL OR owner = ?1 OR expires_at <= " + now + ")";
+        this.takeOver = takeOver;
         this.takeOverReturning = database.returning()
-                ? "UPDATE " + table + " SET owner = ?1, holder = ?2, acquired_at = "
-                        + now + ", expires_at = " + database.plusMillis("?3")
-                        + ", fence = fence + 1 WHERE name = ?4 AND (owner IS "
-                        + "NULL OR expires_at <= " + now + ") RETURNING fence, " + database.epochMillis("acquired_at")
-                        + ", "
+                ? takeOver + " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
                         + database.epochMillis("expires_at")
                 : null;
-        this.takeOver = "UPDATE " + table + " SET owner = ?1, holder = ?2, acquired_at = " + now + ", expires_at = "
-                + database.plusMillis("?3") + ", fence = fence + 1 WHERE name = ?4 AND (owner IS NULL OR expires_at <= "
-                + now + ")";
-        this.insert = database.insertFirstRow(table, "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", 1)")
+        this.insert = database.insertFirstRow(
+                        table,
+                        "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", " + database.nowMicros() + ")")
                 + (database.returning()
                         ? " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
                                 + database.epochMillis("expires_at")

@@ -3,9 +3,11 @@ package dev.exclusive.jpa;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.Lock;
+import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.contract.LockStoreContract;
@@ -176,6 +178,25 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
     }
 
     @Test
+    void aRetriedAcquireKeepsTheHoldsFenceAndAcquisitionTimeAndRenewsItsLease() {
+        // The contract checks the fence; the rest of the SPI's promise is a CASE per column in the take-over.
+        JpaLockStore store = store(JpaLockStore.builder(factory).createTable(true));
+        String name = unique("retried");
+        Acquisition.Acquired first = (Acquisition.Acquired) store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(2));
+        Acquisition retried = store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(30));
+        Acquisition.Acquired again = assertInstanceOf(Acquisition.Acquired.class, retried);
+        assertEquals(first.fence(), again.fence());
+        assertEquals(first.acquiredAt(), again.acquiredAt());
+        assertTrue(again.expiresAt().isAfter(first.expiresAt().plusSeconds(20)), first + " then " + again);
+        LockEntry seen = store.inspect(name).orElseThrow();
+        assertEquals(again.expiresAt(), seen.expiresAt(), "the renewed lease is the one in the table");
+        assertEquals(first.acquiredAt(), seen.acquiredAt());
+        Acquisition other = store.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(1));
+        Duration remaining = assertInstanceOf(Acquisition.Busy.class, other).remaining();
+        assertTrue(remaining.compareTo(Duration.ofSeconds(20)) > 0, "renewed to 30 s, got " + remaining);
+    }
+
+    @Test
     void fenceKeepsGrowingAfterReleaseExpiryAndRestart() {
         String name = unique("fence");
         long previous = 0;
@@ -211,12 +232,27 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
 
         String recent = unique("recent");
         JpaLockStore keeping = store(JpaLockStore.builder(factory).table(table).retention(Duration.ofHours(1)));
-        assertTrue(keeping.tryAcquire(recent, "a", HOLDER, Duration.ofMillis(1)).acquired());
+        Acquisition.Acquired kept =
+                (Acquisition.Acquired) keeping.tryAcquire(recent, "a", HOLDER, Duration.ofMillis(1));
         awaitTrue(() -> keeping.inspect(recent).isEmpty(), Duration.ofSeconds(5));
         assertEquals(0, keeping.cleanUp(), "an expired row within the retention is kept, and with it its fence");
         assertEquals(1, rows(table, recent));
-        assertEquals(
-                2L, ((Acquisition.Acquired) keeping.tryAcquire(recent, "b", HOLDER, Duration.ofSeconds(1))).fence());
+        assertTrue(((Acquisition.Acquired) keeping.tryAcquire(recent, "b", HOLDER, Duration.ofSeconds(1))).fence()
+                > kept.fence());
+    }
+
+    @Test
+    void fenceKeepsGrowingAfterTheCleanupDeletedTheRow() {
+        String table = "exclusive_lock_reborn";
+        JpaLockStore store = store(
+                JpaLockStore.builder(factory).table(table).createTable(true).retention(Duration.ofMillis(1)));
+        String name = unique("reborn");
+        Acquisition.Acquired first = (Acquisition.Acquired) store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(30));
+        assertTrue(store.release(name, "a"));
+        awaitTrue(() -> store.cleanUp() >= 0 && rows(table, name) == 0, Duration.ofSeconds(10));
+        Acquisition.Acquired reborn =
+                (Acquisition.Acquired) store.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(30));
+        assertTrue(reborn.fence() > first.fence(), "a fence never goes back: " + first + " then " + reborn);
     }
 
     private long rows(String table, String name) {
@@ -241,6 +277,22 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
                 e.getMessage().contains("exclusive_lock_missing")
                         && e.getMessage().contains("create-table"),
                 e.getMessage());
+    }
+
+    @Test
+    void aNameColumnThatFoldsCaseIsRefusedWithTheFix() throws SQLException {
+        // Under it 'a' and 'A' (or 'a' and 'a ', or an emoji and U+FFFD) would be one lock.
+        String table = "exclusive_lock_folding";
+        database().createCaseInsensitiveTable(table);
+        JpaLockStore store = store(JpaLockStore.builder(factory).storeName("db").table(table));
+        LockConfigurationException e = assertThrows(
+                LockConfigurationException.class, () -> store.tryAcquire("a", "a", HOLDER, Duration.ofSeconds(1)));
+        assertTrue(
+                e.getMessage().contains("db")
+                        && e.getMessage().contains(table)
+                        && e.getMessage().contains("ALTER TABLE"),
+                e.getMessage());
+        assertEquals("table", e.key().orElseThrow());
     }
 
     @Test

@@ -7,6 +7,7 @@ import jakarta.persistence.Persistence;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
@@ -72,6 +73,38 @@ record TestDatabase(String label, String unit, String url, String user, String p
     /** @return a factory whose JDBC sessions live in UTC+13 or +14, another notion of the local time than the server's */
     EntityManagerFactory openSkewedSession() {
         return open(Map.of("jakarta.persistence.jdbc.url", skewedUrl));
+    }
+
+    /**
+     * Creates {@code table} with a name column that compares case-insensitively, as a table made by hand or
+     * generated from {@link LockRow} with the database's default collation may.
+     */
+    void createCaseInsensitiveTable(String table) throws SQLException {
+        dropTable(table);
+        String name;
+        String timestamp;
+        try (Connection connection = connect();
+                Statement statement = connection.createStatement()) {
+            switch (unit) {
+                case "exclusive-postgres" -> {
+                    statement.execute("CREATE COLLATION IF NOT EXISTS exclusive_test_ci"
+                            + " (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+                    name = "VARCHAR(255) COLLATE exclusive_test_ci";
+                    timestamp = "TIMESTAMP WITH TIME ZONE";
+                }
+                case "exclusive-mariadb" -> {
+                    name = "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci";
+                    timestamp = "DATETIME(6)";
+                }
+                default -> {
+                    name = "VARCHAR_IGNORECASE(255)";
+                    timestamp = "TIMESTAMP(6) WITH TIME ZONE";
+                }
+            }
+            statement.execute("CREATE TABLE " + table + " (name " + name + " NOT NULL PRIMARY KEY, owner VARCHAR(255),"
+                    + " holder VARCHAR(1000), acquired_at " + timestamp + " NOT NULL, expires_at " + timestamp
+                    + " NOT NULL, fence BIGINT NOT NULL)");
+        }
     }
 
     /** Drops a table, for tests that want a fresh one. */

@@ -1,0 +1,237 @@
+package dev.exclusive.jpa;
+
+import dev.exclusive.LockHolder;
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LockEntry;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
+import jakarta.persistence.Query;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The store's operations on its table, as {@link JpaLockStore} describes them: each runs its {@link Statements} in
+ * transactions of its own, retries contention where that is safe, and reports every other failure as
+ * {@link dev.exclusive.LockStoreUnavailableException}.
+ */
+final class LockTable {
+
+    private static final int ATTEMPTS = 3;
+
+    private final Statements statements;
+    private final Transactions transactions;
+    private final String storeName;
+
+    LockTable(Statements statements, Transactions transactions, String storeName) {
+        this.statements = statements;
+        this.transactions = transactions;
+        this.storeName = storeName;
+    }
+
+    Database database() {
+        return statements.database;
+    }
+
+    /** Contention is retried twice and then answered busy; it never reaches the caller. */
+    Acquisition acquire(String name, String owner, String holder, long ttlMillis) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return attempt(name, owner, holder, ttlMillis);
+            } catch (PersistenceException e) {
+                if (!Failures.isContention(e)) {
+                    throw unavailable(name, e);
+                }
+                if (attempt == ATTEMPTS) {
+                    return Acquisition.Busy.unknown();
+                }
+            }
+        }
+    }
+
+    /**
+     * Take-over, then (only when the row is neither live nor taken over) the first insert. The take-over commits
+     * on its own where the database would keep a lock after a non-matching update (InnoDB's gap lock), so no
+     * transaction ever holds a lock while it waits for another.
+     */
+    private Acquisition attempt(String name, String owner, String holder, long ttlMillis) {
+        boolean returning = statements.database.returning();
+        Acquisition taken = transactions.run(em -> {
+            if (returning) {
+                List<?> rows = query(em, statements.takeOverReturning)
+                        .setParameter(1, owner)
+                        .setParameter(2, holder)
+                        .setParameter(3, ttlMillis)
+                        .setParameter(4, name)
+                        .getResultList();
+                return rows.isEmpty()
+                        ? busyOrInsert(em, name, owner, holder, ttlMillis)
+                        : lease((Object[]) rows.get(0));
+            }
+            int updated = query(em, statements.takeOver)
+                    .setParameter(1, owner)
+                    .setParameter(2, holder)
+                    .setParameter(3, ttlMillis)
+                    .setParameter(4, name)
+                    .executeUpdate();
+            return updated == 1 ? readLease(em, name) : null;
+        });
+        if (taken != null) {
+            return taken;
+        }
+        try {
+            return transactions.run(em -> busyOrInsert(em, name, owner, holder, ttlMillis));
+        } catch (PersistenceException e) {
+            if (!Failures.isDuplicateKey(e)) {
+                throw e;
+            }
+            return new Acquisition.Busy(Duration.ZERO); // another inserter won just now; its lease is fresh
+        }
+    }
+
+    /** A live row answers busy with its remaining time; no row at all is inserted with the first fence. */
+    private Acquisition busyOrInsert(EntityManager em, String name, String owner, String holder, long ttlMillis) {
+        List<?> remaining =
+                query(em, statements.readRemaining).setParameter(1, name).getResultList();
+        if (!remaining.isEmpty()) {
+            return new Acquisition.Busy(Duration.ofMillis(Math.max(0, number(remaining.get(0)))));
+        }
+        Query insert = query(em, statements.insert)
+                .setParameter(1, name)
+                .setParameter(2, owner)
+                .setParameter(3, holder)
+                .setParameter(4, ttlMillis);
+        if (statements.database.returning()) {
+            List<?> rows = insert.getResultList();
+            return rows.isEmpty() ? new Acquisition.Busy(Duration.ZERO) : lease((Object[]) rows.get(0));
+        }
+        // 0 rows: the row exists but was freed since the take-over, or another inserter won; the caller retries
+        return insert.executeUpdate() == 1 ? readLease(em, name) : new Acquisition.Busy(Duration.ZERO);
+    }
+
+    private Acquisition readLease(EntityManager em, String name) {
+        return lease(
+                (Object[]) query(em, statements.readLease).setParameter(1, name).getSingleResult());
+    }
+
+    private static Acquisition lease(Object[] row) {
+        return new Acquisition.Acquired(
+                number(row[0]), Instant.ofEpochMilli(number(row[1])), Instant.ofEpochMilli(number(row[2])));
+    }
+
+    /** @return whether {@code owner}'s live lease was freed */
+    boolean release(String name, String owner) {
+        return change(
+                        name,
+                        em -> query(em, statements.release)
+                                .setParameter(1, name)
+                                .setParameter(2, owner)
+                                .executeUpdate())
+                == 1;
+    }
+
+    /** @return whether a live lease was freed */
+    boolean forceRelease(String name) {
+        return change(
+                        name,
+                        em -> query(em, statements.forceRelease)
+                                .setParameter(1, name)
+                                .executeUpdate())
+                == 1;
+    }
+
+    /** @return whether {@code owner}'s live lease now ends {@code ttlMillis} from now */
+    boolean extend(String name, String owner, long ttlMillis) {
+        return change(
+                        name,
+                        em -> query(em, statements.extend)
+                                .setParameter(1, ttlMillis)
+                                .setParameter(2, name)
+                                .setParameter(3, owner)
+                                .executeUpdate())
+                == 1;
+    }
+
+    Optional<LockEntry> inspect(String name) {
+        List<?> rows = read(
+                name, em -> query(em, statements.inspect).setParameter(1, name).getResultList());
+        return rows.isEmpty() ? Optional.empty() : Optional.of(entry((Object[]) rows.get(0)));
+    }
+
+    List<LockEntry> list(String prefix, int limit) {
+        List<?> rows = read(
+                null,
+                em -> query(em, statements.list + limit)
+                        .setParameter(1, Statements.prefixPattern(prefix))
+                        .getResultList());
+        List<LockEntry> entries = new ArrayList<>(rows.size());
+        for (Object row : rows) {
+            entries.add(entry((Object[]) row));
+        }
+        return entries;
+    }
+
+    /** @return how many free or expired rows whose lease ended more than {@code retention} ago were deleted */
+    int deleteUnused(Duration retention) {
+        try {
+            return transactions.run(em -> query(em, statements.cleanUp)
+                    .setParameter(1, -retention.toMillis())
+                    .executeUpdate());
+        } catch (PersistenceException e) {
+            if (Failures.isContention(e)) {
+                return 0; // rows in use right now; the next run takes them
+            }
+            throw unavailable(null, e);
+        }
+    }
+
+    void ping() {
+        read(null, em -> query(em, statements.probe).getSingleResult());
+    }
+
+    /** A change that may meet contention: retried twice, then reported unavailable. */
+    private <T> T change(String name, Transactions.Work<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return transactions.run(work);
+            } catch (PersistenceException e) {
+                if (!Failures.isContention(e) || attempt == ATTEMPTS) {
+                    throw unavailable(name, e);
+                }
+            }
+        }
+    }
+
+    private <T> T read(String name, Transactions.Work<T> work) {
+        try {
+            return transactions.run(work);
+        } catch (PersistenceException e) {
+            throw unavailable(name, e);
+        }
+    }
+
+    private Query query(EntityManager em, String statement) {
+        return transactions.query(em, statement);
+    }
+
+    private RuntimeException unavailable(String name, PersistenceException e) {
+        return Failures.unavailable(storeName, statements.database + " table " + statements.table, name, e);
+    }
+
+    private static LockEntry entry(Object[] row) {
+        return new LockEntry(
+                (String) row[0],
+                (String) row[1],
+                LockHolder.decode((String) row[2]),
+                Instant.ofEpochMilli(number(row[3])),
+                Instant.ofEpochMilli(number(row[4])),
+                Duration.ofMillis(Math.max(1, number(row[5]))),
+                number(row[6]));
+    }
+
+    private static long number(Object value) {
+        return ((Number) value).longValue();
+    }
+}

@@ -1,0 +1,258 @@
+package dev.exclusive.jpa;
+
+import dev.exclusive.LockConfigurationException;
+import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.LocalSignals;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import jakarta.persistence.PersistenceException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the store does before its first lock operation: open the persistence unit it owns, recognize the database
+ * behind it, and check (or create) the lock table.
+ */
+final class Setup {
+
+    private static final System.Logger LOG = System.getLogger(JpaLockStore.class.getName());
+
+    /**
+     * Waiters in this JVM are woken by a release through any store on the same database URL and table (or, when
+     * the driver does not tell the URL, on the same factory).
+     */
+    private static final ConcurrentHashMap<String, LocalSignals> SIGNALS = new ConcurrentHashMap<>();
+
+    /** The database behind a factory, and its JDBC URL where the driver tells it (else {@code null}). */
+    record Found(Database database, String url) {}
+
+    /** A store ready for its operations: its table, and the signals its releases send to waiters in this JVM. */
+    record Ready(LockTable table, LocalSignals signals) {}
+
+    private final Transactions transactions;
+    private final String storeName;
+    private final String table;
+
+    Setup(Transactions transactions, String storeName, String table) {
+        this.transactions = transactions;
+        this.storeName = storeName;
+        this.table = table;
+    }
+
+    /**
+     * Opens a persistence unit by name, with the store's timeout as the default query timeout.
+     *
+     * @throws LockStoreUnavailableException if the unit opens but cannot reach its database
+     * @throws LockConfigurationException    if the unit cannot be found or opened
+     */
+    static EntityManagerFactory openFactory(
+            String storeName, String persistenceUnit, Map<String, Object> overrides, long timeoutMillis) {
+        Map<String, Object> properties = new HashMap<>(overrides);
+        properties.putIfAbsent("jakarta.persistence.query.timeout", (int) Math.max(1_000, timeoutMillis));
+        try {
+            EntityManagerFactory factory = Persistence.createEntityManagerFactory(persistenceUnit, properties);
+            if (factory == null) {
+                throw new PersistenceException("no persistence provider answered");
+            }
+            return factory;
+        } catch (PersistenceException e) {
+            if (Failures.sqlCause(e) != null) {
+                throw new LockStoreUnavailableException(
+                        "Store '" + storeName + "': persistence unit '" + persistenceUnit
+                                + "' cannot reach its database: "
+                                + Failures.sqlCause(e).getMessage(),
+                        null,
+                        storeName,
+                        e);
+            }
+            throw new LockConfigurationException(
+                    "Store '" + storeName + "': cannot open persistence unit '" + persistenceUnit + "' ("
+                            + e.getMessage() + "); set exclusive.store." + storeName
+                            + ".persistence-unit to a unit in META-INF/persistence.xml that lists dev.exclusive.jpa.LockRow",
+                    storeName,
+                    "persistence-unit",
+                    e);
+        }
+    }
+
+    /**
+     * Recognizes the database, then checks (or creates) the table.
+     *
+     * @param create whether to create the table when it is missing
+     * @throws LockStoreUnavailableException if the database or the table cannot be reached
+     * @throws LockConfigurationException    if the database is not one the store supports
+     */
+    Ready run(boolean create, EntityManagerFactory factory) {
+        Found found;
+        try {
+            found = recognize();
+        } catch (PersistenceException e) {
+            throw Failures.unavailable(storeName, "the database", null, e);
+        }
+        Statements statements = new Statements(found.database(), table);
+        prepareTable(statements, create);
+        LocalSignals signals = SIGNALS.computeIfAbsent(
+                (found.url() == null ? "factory@" + System.identityHashCode(factory) : found.url()) + "|"
+                        + table.toLowerCase(Locale.ROOT),
+                key -> new LocalSignals());
+        return new Ready(new LockTable(statements, transactions, storeName), signals);
+    }
+
+    /**
+     * @throws PersistenceException       if the database cannot be asked
+     * @throws LockConfigurationException if it is not one the store supports
+     */
+    private Found recognize() {
+        String[] product = transactions.run(Setup::metaData);
+        if (product == null) {
+            product = probeVersion();
+        }
+        Database database = Database.recognize(product[0], product[1]);
+        if (database == null) {
+            throw new LockConfigurationException(
+                    "Store '" + storeName + "': database '" + product[0] + " " + product[1]
+                            + "' is not supported; supported: PostgreSQL, MariaDB, MySQL, H2",
+                    storeName,
+                    "persistence-unit",
+                    null);
+        }
+        return new Found(database, product[2]);
+    }
+
+    /**
+     * The JDBC metadata of the store's connection: through {@code unwrap(Connection.class)} where the provider
+     * allows it (EclipseLink), through Hibernate's {@code Session.doReturningWork} (reflectively, so that Hibernate
+     * is not needed at compile time), else {@code null}.
+     */
+    private static String[] metaData(EntityManager em) {
+        Connection connection;
+        try {
+            connection = em.unwrap(Connection.class);
+        } catch (RuntimeException notThisProvider) {
+            connection = null;
+        }
+        try {
+            if (connection != null) {
+                return describe(connection);
+            }
+            ClassLoader loader = em.getClass().getClassLoader();
+            Class<?> sessionType = Class.forName("org.hibernate.Session", false, loader);
+            Class<?> workType = Class.forName("org.hibernate.jdbc.ReturningWork", false, loader);
+            Object work = Proxy.newProxyInstance(loader, new Class<?>[] {workType}, (proxy, method, args) -> {
+                if (method.getName().equals("execute")) {
+                    return describe((Connection) args[0]);
+                }
+                return method.getName().equals("hashCode")
+                        ? System.identityHashCode(proxy)
+                        : method.getName().equals("equals") ? proxy == args[0] : "ReturningWork";
+            });
+            return (String[]) sessionType.getMethod("doReturningWork", workType).invoke(em.unwrap(sessionType), work);
+        } catch (SQLException e) {
+            throw new PersistenceException(e);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof RuntimeException failure) {
+                throw failure;
+            }
+            throw new PersistenceException(e.getCause());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null; // not Hibernate, or not one we know: ask the database instead
+        }
+    }
+
+    private static String[] describe(Connection connection) throws SQLException {
+        DatabaseMetaData metaData = connection.getMetaData();
+        return new String[] {metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), metaData.getURL()
+        };
+    }
+
+    /** Without JDBC metadata: {@code version()} answers on PostgreSQL, MariaDB and MySQL, {@code H2VERSION()} on H2. */
+    private String[] probeVersion() {
+        try {
+            Object version = transactions.run(
+                    em -> transactions.query(em, "SELECT version()").getSingleResult());
+            return new String[] {String.valueOf(version), "", null};
+        } catch (PersistenceException notThere) {
+            Object version = transactions.run(
+                    em -> transactions.query(em, "SELECT H2VERSION()").getSingleResult());
+            return new String[] {"H2", String.valueOf(version), null};
+        }
+    }
+
+    /**
+     * Checks that the table answers; creates it first when it is missing and {@code create} is set.
+     *
+     * @throws LockStoreUnavailableException if the table cannot be read (naming the fix when it is missing)
+     */
+    private void prepareTable(Statements statements, boolean create) {
+        try {
+            transactions.run(em -> transactions.query(em, statements.probe).getSingleResult());
+            checkNameColumn(statements.database);
+            return;
+        } catch (PersistenceException missing) {
+            if (!create) {
+                throw new LockStoreUnavailableException(
+                        "Store '" + storeName + "': cannot read table '" + table
+                                + "' on " + statements.database + " (" + missing.getMessage()
+                                + "); create it with the DDL in "
+                                + "the JpaLockStore javadoc, or set exclusive.store." + storeName
+                                + ".create-table=true",
+                        null,
+                        storeName,
+                        missing);
+            }
+        }
+        for (String ddl : statements.database.createTable(table)) {
+            try {
+                transactions.run(em -> transactions.query(em, ddl).executeUpdate());
+            } catch (PersistenceException e) {
+                // Another process may be creating it at the same moment; the probe below decides.
+                LOG.log(System.Logger.Level.DEBUG, "Creating the lock table failed: {0}", e);
+            }
+        }
+        try {
+            transactions.run(em -> transactions.query(em, statements.probe).getSingleResult());
+        } catch (PersistenceException e) {
+            throw Failures.unavailable(storeName, "the database", null, e);
+        }
+        checkNameColumn(statements.database);
+    }
+
+    /**
+     * Refuses a name column that compares inexactly (a case-insensitive, pad-space or nondeterministic collation, as
+     * in a table made by hand or generated from {@link LockRow}): it would make different lock names one row. A
+     * database that does not answer the question is left alone.
+     *
+     * @throws LockConfigurationException naming the column's collation and the statement that fixes it
+     */
+    private void checkNameColumn(Database database) {
+        List<?> answer;
+        try {
+            answer = transactions.run(
+                    em -> transactions.query(em, database.nameComparison(table)).getResultList());
+        } catch (PersistenceException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Cannot read how the lock table compares names: {0}", e);
+            return;
+        }
+        if (answer.isEmpty() || ((Number) ((Object[]) answer.get(0))[1]).intValue() == 1) {
+            return;
+        }
+        throw new LockConfigurationException(
+                "Store '" + storeName + "': column name of table '" + table + "' on " + database + " compares with "
+                        + ((Object[]) answer.get(0))[0] + ", under which two different lock names can be one row"
+                        + " (by case, trailing spaces or accents); make it compare exactly: "
+                        + database.exactNameColumn(table)
+                        + " (see the DDL in DDL.md)",
+                storeName,
+                "table",
+                null);
+    }
+}

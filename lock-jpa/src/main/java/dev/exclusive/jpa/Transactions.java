@@ -1,0 +1,236 @@
+package dev.exclusive.jpa;
+
+import dev.exclusive.LockConfigurationException;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.EntityTransaction;
+import jakarta.persistence.PersistenceException;
+import jakarta.persistence.Query;
+import jakarta.transaction.NotSupportedException;
+import jakarta.transaction.SystemException;
+import jakarta.transaction.Transaction;
+import jakarta.transaction.TransactionManager;
+import java.util.List;
+import java.util.Locale;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+
+/**
+ * Runs the store's work in transactions of its own, each committed before it returns and never the caller's: an
+ * {@link EntityTransaction} on a {@code RESOURCE_LOCAL} factory, or, on a JTA factory, a JTA transaction begun
+ * after suspending the caller's (which is resumed afterwards). Every statement and JTA transaction is bounded by
+ * the store's timeout.
+ */
+final class Transactions {
+
+    private static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
+    private static final String HIBERNATE_COORDINATOR = "hibernate.transaction.coordinator_class";
+    private static final List<String> TRANSACTION_MANAGER_NAMES = List.of(
+            "java:comp/TransactionManager",
+            "java:appserver/TransactionManager",
+            "java:/TransactionManager",
+            "java:pm/TransactionManager");
+
+    /** What a transaction of the store does with its entity manager. */
+    @FunctionalInterface
+    interface Work<T> {
+        T run(EntityManager em);
+    }
+
+    private final EntityManagerFactory factory;
+    private final String storeName;
+    private final int timeoutMillis;
+    private final boolean jta;
+    private volatile TransactionManager transactionManager;
+    private volatile boolean closed;
+
+    /**
+     * @param timeoutMillis the longest a statement may run (at least one second is used, the JDBC granularity)
+     * @param manager       the server's transaction manager, or {@code null} to look it up in JNDI when needed
+     */
+    Transactions(EntityManagerFactory factory, String storeName, long timeoutMillis, TransactionManager manager) {
+        this.factory = factory;
+        this.storeName = storeName;
+        this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1_000, timeoutMillis));
+        this.transactionManager = manager;
+        this.jta = isJta(factory);
+    }
+
+    /** Makes every later {@link #run} fail with {@link IllegalStateException}. */
+    void close() {
+        closed = true;
+    }
+
+    /** @return a native query bounded by the store's timeout */
+    Query query(EntityManager em, String statement) {
+        return em.createNativeQuery(statement).setHint(QUERY_TIMEOUT, timeoutMillis);
+    }
+
+    /**
+     * Runs {@code work} in a transaction of its own, committed before this returns; never the caller's.
+     *
+     * @throws PersistenceException  if the work or its transaction fails (rolled back)
+     * @throws IllegalStateException if the store is closed
+     */
+    <T> T run(Work<T> work) {
+        if (closed) {
+            throw new IllegalStateException("Store '" + storeName + "' is closed");
+        }
+        return jta ? inJtaTransaction(work) : inLocalTransaction(work);
+    }
+
+    private <T> T inLocalTransaction(Work<T> work) {
+        EntityManager em = factory.createEntityManager();
+        try {
+            EntityTransaction transaction = em.getTransaction();
+            transaction.begin();
+            try {
+                T result = work.run(em);
+                transaction.commit();
+                return result;
+            } catch (RuntimeException e) {
+                rollBack(transaction, e);
+                throw e;
+            }
+        } finally {
+            em.close();
+        }
+    }
+
+    private static void rollBack(EntityTransaction transaction, RuntimeException failure) {
+        try {
+            if (transaction.isActive()) {
+                transaction.rollback();
+            }
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
+     * The caller's JTA transaction is suspended, so the store's work commits (or not) on its own and the caller's
+     * transaction continues unaffected afterwards.
+     */
+    private <T> T inJtaTransaction(Work<T> work) {
+        TransactionManager manager = transactionManager();
+        Transaction callers;
+        try {
+            callers = manager.suspend();
+        } catch (SystemException e) {
+            throw new PersistenceException("Cannot suspend the caller's transaction", e);
+        }
+        try {
+            return inOwnJtaTransaction(manager, work);
+        } finally {
+            if (callers != null) {
+                try {
+                    manager.resume(callers);
+                } catch (Exception e) {
+                    throw new PersistenceException("Cannot resume the caller's transaction", e);
+                }
+            }
+        }
+    }
+
+    /** Runs {@code work} in a new JTA transaction on a thread that has none; the thread has none afterwards either. */
+    private <T> T inOwnJtaTransaction(TransactionManager manager, Work<T> work) {
+        try {
+            begin(manager);
+            T result;
+            try {
+                EntityManager em = factory.createEntityManager();
+                try {
+                    em.joinTransaction();
+                    result = work.run(em);
+                } finally {
+                    em.close();
+                }
+            } catch (RuntimeException e) {
+                rollBack(manager, e);
+                throw e;
+            }
+            manager.commit();
+            return result;
+        } catch (PersistenceException e) {
+            throw e;
+        } catch (Exception e) {
+            rollBack(manager, e);
+            throw new PersistenceException("The store's own JTA transaction failed: " + e, e);
+        }
+    }
+
+    /**
+     * Begins a transaction bounded by the store's timeout. The timeout is a setting of the thread, not of the
+     * transaction, so it is set back to 0 (the server's default) right after: the thread may be a pooled one whose
+     * next container transaction must not inherit the store's few seconds.
+     */
+    private void begin(TransactionManager manager) throws NotSupportedException, SystemException {
+        manager.setTransactionTimeout((int) ((timeoutMillis + 999L) / 1000));
+        try {
+            manager.begin();
+        } finally {
+            manager.setTransactionTimeout(0);
+        }
+    }
+
+    /** Rolls back the store's transaction if it is still on the thread. */
+    private static void rollBack(TransactionManager manager, Exception failure) {
+        try {
+            if (manager.getTransaction() != null) {
+                manager.rollback();
+            }
+        } catch (Exception e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private TransactionManager transactionManager() {
+        TransactionManager manager = transactionManager;
+        if (manager == null) {
+            for (String jndiName : TRANSACTION_MANAGER_NAMES) {
+                try {
+                    manager = (TransactionManager) new InitialContext().lookup(jndiName);
+                    break;
+                } catch (NamingException | ClassCastException e) {
+                    // try the next well-known name
+                }
+            }
+            if (manager == null) {
+                throw new LockConfigurationException(
+                        "Store '" + storeName + "' uses a JTA persistence unit but no "
+                                + "TransactionManager was found at " + TRANSACTION_MANAGER_NAMES
+                                + "; use a RESOURCE_LOCAL "
+                                + "persistence unit over a non-JTA data source, or pass the TransactionManager to "
+                                + "JpaLockStore.builder(...).transactionManager(...)",
+                        storeName,
+                        "persistence-unit",
+                        null);
+            }
+            transactionManager = manager;
+        }
+        return manager;
+    }
+
+    /**
+     * Whether the factory's unit is JTA. JPA says a JTA entity manager refuses {@code getTransaction()}, and
+     * EclipseLink does; Hibernate hands one out unless {@code hibernate.jpa.compliance.transaction} is set, and that
+     * {@code EntityTransaction} would join the caller's JTA transaction. So Hibernate's transaction coordinator,
+     * which it derives from the unit's transaction type, is asked first.
+     */
+    private static boolean isJta(EntityManagerFactory factory) {
+        Object coordinator = factory.getProperties().get(HIBERNATE_COORDINATOR);
+        if (coordinator != null) {
+            String name = coordinator instanceof Class<?> type ? type.getName() : coordinator.toString();
+            return name.toLowerCase(Locale.ROOT).contains("jta");
+        }
+        EntityManager em = factory.createEntityManager();
+        try {
+            em.getTransaction();
+            return false;
+        } catch (IllegalStateException e) {
+            return true;
+        } finally {
+            em.close();
+        }
+    }
+}
