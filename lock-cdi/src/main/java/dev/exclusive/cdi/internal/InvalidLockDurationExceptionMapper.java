@@ -1,6 +1,7 @@
 package dev.exclusive.cdi.internal;
 
 import dev.exclusive.InvalidLockDurationException;
+import dev.exclusive.spi.Secrets;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
@@ -18,7 +19,10 @@ public class InvalidLockDurationExceptionMapper implements ExceptionMapper<Inval
 
     @Override
     public Response toResponse(InvalidLockDurationException exception) {
-        LOG.log(Level.INFO, "Invalid lock duration; answered 400 Bad Request", Secrets.RULES.loggable(exception));
+        LOG.log(
+                Level.INFO,
+                "Invalid lock duration; answered 400 Bad Request",
+                Secrets.rulesOnly().mask(exception));
         return ProblemDetails.of(
                         Response.Status.BAD_REQUEST,
                         "invalid-lock-duration",

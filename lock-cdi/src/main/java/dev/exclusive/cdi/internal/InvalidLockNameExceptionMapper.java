@@ -1,6 +1,7 @@
 package dev.exclusive.cdi.internal;
 
 import dev.exclusive.InvalidLockNameException;
+import dev.exclusive.spi.Secrets;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
@@ -19,7 +20,10 @@ public class InvalidLockNameExceptionMapper implements ExceptionMapper<InvalidLo
 
     @Override
     public Response toResponse(InvalidLockNameException exception) {
-        LOG.log(Level.INFO, "Invalid lock name; answered 400 Bad Request", Secrets.RULES.loggable(exception));
+        LOG.log(
+                Level.INFO,
+                "Invalid lock name; answered 400 Bad Request",
+                Secrets.rulesOnly().mask(exception));
         return ProblemDetails.of(
                         Response.Status.BAD_REQUEST,
                         "invalid-lock-name",
