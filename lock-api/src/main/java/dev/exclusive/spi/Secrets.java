@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -78,8 +79,7 @@ public final class Secrets {
      * @return masks the values of the {@link #isSecretKey secret keys} among them, and the rules
      */
     public static Secrets of(Map<String, String> settings) {
-        Map<String, String> known = new LinkedHashMap<>();
-        settings.forEach((key, value) -> {
+        return RULES_ONLY.with(known -> settings.forEach((key, value) -> {
             if (value == null || !isSecretKey(key)) {
                 return;
             }
@@ -88,8 +88,7 @@ public final class Secrets {
             } else {
                 add(known, value);
             }
-        });
-        return RULES_ONLY.with(known);
+        }));
     }
 
     /**
@@ -152,12 +151,7 @@ public final class Secrets {
      *         without its user info
      */
     public Secrets withUrl(String url) {
-        if (url == null) {
-            return this;
-        }
-        Map<String, String> added = new LinkedHashMap<>();
-        addUrl(added, url);
-        return with(added);
+        return url == null ? this : with(known -> addUrl(known, url));
     }
 
     /**
@@ -166,12 +160,7 @@ public final class Secrets {
      * @return these secrets and {@code secret}, raw and percent-decoded
      */
     public Secrets withValue(String secret) {
-        if (secret == null) {
-            return this;
-        }
-        Map<String, String> added = new LinkedHashMap<>();
-        add(added, secret);
-        return with(added);
+        return secret == null ? this : with(known -> add(known, secret));
     }
 
     /**
@@ -211,18 +200,13 @@ public final class Secrets {
         return "Secrets[" + known.size() + " masked]";
     }
 
-    private Secrets with(Map<String, String> added) {
-        if (added.isEmpty()) {
+    /** @param adding adds secrets to a copy of these: {@link #addUrl} and {@link #add} */
+    private Secrets with(Consumer<Map<String, String>> adding) {
+        Map<String, String> all = new LinkedHashMap<>(known);
+        adding.accept(all);
+        if (all.equals(known)) {
             return this;
         }
-        Map<String, String> all = new LinkedHashMap<>(known);
-        added.forEach((secret, replacement) -> {
-            if (replacement.equals(MASK)) {
-                all.putIfAbsent(secret, replacement);
-            } else {
-                all.put(secret, replacement); // a URL is shown without its user info rather than masked whole
-            }
-        });
         List<String> longestFirst = new ArrayList<>(all.keySet());
         longestFirst.sort(Comparator.comparingInt(String::length).reversed());
         Map<String, String> ordered = new LinkedHashMap<>();
@@ -233,7 +217,7 @@ public final class Secrets {
     private static void addUrl(Map<String, String> known, String url) {
         String shown = withoutUserInfo(url);
         if (!shown.equals(url)) {
-            known.put(url, shown);
+            known.put(url, shown); // replaces a MASK: a URL is shown without its user info rather than masked whole
             String userInfo = userInfo(url);
             add(known, userInfo);
             int colon = userInfo.indexOf(':');
