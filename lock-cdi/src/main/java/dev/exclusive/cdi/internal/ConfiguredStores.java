@@ -8,6 +8,7 @@ import dev.exclusive.UnknownStoreException;
 import dev.exclusive.memory.MemoryLockStore;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
+import dev.exclusive.spi.Secrets;
 import java.lang.System.Logger.Level;
 import java.util.Collections;
 import java.util.HashMap;
@@ -82,7 +83,7 @@ final class ConfiguredStores {
         String defaultStore = defaultStore(configuration, problems);
         if (configuration.stores().isEmpty() && problems.all().size() == before) {
             stores.put(FALLBACK_STORE, new MemoryLockStore());
-            secrets.put(FALLBACK_STORE, Secrets.RULES);
+            secrets.put(FALLBACK_STORE, Secrets.rulesOnly());
             prefixes.put(FALLBACK_STORE, null);
             types.put(FALLBACK_STORE, "memory");
         }
@@ -229,7 +230,7 @@ final class ConfiguredStores {
 
     /** @return what masks the secrets of a store's settings in texts about it */
     Secrets secrets(String storeName) {
-        return secrets.getOrDefault(storeName, Secrets.RULES);
+        return secrets.getOrDefault(storeName, Secrets.rulesOnly());
     }
 
     String defaultStore() {

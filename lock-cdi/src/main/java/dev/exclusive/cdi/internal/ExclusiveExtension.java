@@ -2,8 +2,11 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.LockRegistry;
 import dev.exclusive.cdi.Exclusive;
+import dev.exclusive.cdi.ExclusiveThreads;
 import dev.exclusive.cdi.Store;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Default;
@@ -24,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -35,10 +39,12 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *
  * <p>Order: {@code ProcessManagedBean} (managed beans and EJBs) collects the annotated methods of each bean class;
  * {@code AfterBeanDiscovery} reads the configuration, builds the stores (their threads from
- * {@link ContainerThreads}) and one plan per bean class and method, and adds beans or the one definition error;
- * {@code AfterDeploymentValidation} resolves which lock events have observers, asks the container for the
- * application's name (the default prefix of shared stores), and starts the registry with an event bridge only if
- * some events are observed; {@code BeforeShutdown} closes the registry, which stops its threads and the stores.
+ * {@link ContainerThreads}, also the {@link ExclusiveThreads @ExclusiveThreads} bean) and one plan per bean class and
+ * method, and adds beans or the one definition error; {@code AfterDeploymentValidation} resolves which lock events
+ * have observers, asks the container for the application's name (the default prefix of shared stores), and starts
+ * the registry with an event bridge only if some events are observed; {@code @Initialized(ApplicationScoped.class)}
+ * looks the container's thread factory up; {@code BeforeShutdown} closes the registry, which stops its threads and
+ * the stores.
  */
 public class ExclusiveExtension implements Extension {
 
@@ -130,6 +136,13 @@ public class ExclusiveExtension implements Extension {
                     .scope(Dependent.class)
                     .createWith(context -> registry().store(name));
         }
+        event.<ThreadFactory>addBean()
+                .id(ExclusiveExtension.class.getName() + ".threads")
+                .beanClass(ExclusiveExtension.class)
+                .types(ThreadFactory.class, Object.class)
+                .qualifiers(ExclusiveThreads.Literal.INSTANCE, Any.Literal.INSTANCE)
+                .scope(Dependent.class)
+                .createWith(context -> threads);
         if (healthApiPresent(loader)) {
             StoreHealthChecks.register(event, built);
         }
@@ -151,6 +164,17 @@ public class ExclusiveExtension implements Extension {
         plans = null;
         invocations = new LockedInvocations(Map.copyOf(bound), Transactions.resolve(beanManager, loader));
         registry = started;
+    }
+
+    /**
+     * Looks the container's thread factory up as the application starts, on a thread that serves no user (see
+     * {@link ContainerThreads}), rather than on the first call that needs a thread.
+     */
+    void applicationStarted(@Observes @Initialized(ApplicationScoped.class) Object application) {
+        ContainerThreads started = threads;
+        if (started != null && stores != null) {
+            started.managed();
+        }
     }
 
     void stop(@Observes BeforeShutdown event) {

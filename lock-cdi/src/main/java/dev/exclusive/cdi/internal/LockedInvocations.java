@@ -3,6 +3,7 @@ package dev.exclusive.cdi.internal;
 import dev.exclusive.Lock;
 import dev.exclusive.LockBusyException;
 import dev.exclusive.cdi.OnBusy;
+import dev.exclusive.spi.Secrets;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
@@ -124,7 +125,7 @@ final class LockedInvocations {
                     "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': the method"
                             + " completed but the release failed; the lock frees itself when its lease ends in at most "
                             + lock.ttl(),
-                    Secrets.RULES.loggable(e));
+                    Secrets.rulesOnly().mask(e));
         }
     }
 
