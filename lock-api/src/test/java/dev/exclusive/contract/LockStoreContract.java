@@ -711,7 +711,11 @@ public abstract class LockStoreContract {
         Lock next = lock("min-hold");
         assertFalse(next.get(), "still held until acquisition + minHold");
         Duration left = next.busyFor().orElseThrow();
-        assertTrue(left.compareTo(minHold()) <= 0, "the lease was shortened to the floor: " + left);
+        // Stores count whole milliseconds and keep a lease through its last one (Redis with 2 ms of slack), so
+        // an answer within the acquisition's millisecond may be up to 2 ms above the floor.
+        assertTrue(
+                left.compareTo(minHold().plusMillis(2)) <= 0,
+                "the lease was shortened to the floor (store clock granularity allowed): " + left);
         awaitTrue(next::get, minHold().multipliedBy(10));
         long heldNanos = System.nanoTime() - before;
         assertTrue(
