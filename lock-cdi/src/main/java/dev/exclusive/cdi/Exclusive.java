@@ -82,7 +82,20 @@ public @interface Exclusive {
     @Nonbinding
     long maxWait() default 0;
 
-    /** @return the unit of {@link #ttl()} and {@link #maxWait()} */
+    /**
+     * How long each hold lasts at least, in {@link #unit()}, measured from its acquisition on the store's clock: a
+     * method that returns sooner leaves the lock held until then (its lease is shortened to end at that floor
+     * instead of being freed), so another server whose timer fires up to that much later finds it busy.
+     * {@code 0} (the default): the lock is freed when the method returns. From {@code 0} to {@link #ttl()}, checked
+     * at deployment. For {@code @Schedule @Exclusive(onBusy = SKIP)} jobs that must run once per tick across
+     * servers however short the job is: set it a little above the servers' timer skew.
+     *
+     * @return the minimum hold
+     */
+    @Nonbinding
+    long minHold() default 0;
+
+    /** @return the unit of {@link #ttl()}, {@link #maxWait()} and {@link #minHold()} */
     @Nonbinding
     ChronoUnit unit() default ChronoUnit.SECONDS;
 

@@ -47,10 +47,7 @@ final class LockedInvocations {
         if (held.contains(key) || transactions.holdsInTransaction(key)) {
             return context.proceed();
         }
-        Lock lock = plan.registry().lock(name, plan.ttl()).purpose(plan.purpose());
-        if (plan.autoExtend()) {
-            lock.autoExtend(); // an option of this handle: the renewed lease is the one acquired and released
-        }
+        Lock lock = plan.lock(name);
         boolean acquired = plan.maxWait().isZero() ? lock.get() : lock.block(plan.maxWait());
         if (!acquired) {
             return busy(plan, lock);

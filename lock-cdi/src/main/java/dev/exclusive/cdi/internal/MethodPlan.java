@@ -1,5 +1,6 @@
 package dev.exclusive.cdi.internal;
 
+import dev.exclusive.Lock;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.cdi.OnBusy;
 import java.lang.reflect.Method;
@@ -18,6 +19,7 @@ import java.time.Duration;
  * @param storeName   the store's configured name
  * @param ttl         the lease of each hold
  * @param maxWait     how long to wait for a busy lock; zero for one attempt
+ * @param minHold     how long each hold lasts at least; zero for none
  * @param onBusy      what a busy lock does
  * @param autoExtend  whether the lease is renewed while the method runs
  * @param returns     the method's return shape: asynchronous or not, and its skip value
@@ -32,6 +34,7 @@ record MethodPlan(
         String storeName,
         Duration ttl,
         Duration maxWait,
+        Duration minHold,
         OnBusy onBusy,
         boolean autoExtend,
         ReturnShape returns,
@@ -47,16 +50,30 @@ record MethodPlan(
                 storeName,
                 ttl,
                 maxWait,
+                minHold,
                 onBusy,
                 autoExtend,
                 returns,
                 stores.store(storeName));
     }
 
+    /** @return a new handle for {@code lockName} with this plan's options; it acquires nothing yet */
+    Lock lock(String lockName) {
+        Lock lock = registry.lock(lockName, ttl).purpose(purpose);
+        if (autoExtend) {
+            lock.autoExtend(); // an option of this handle: the renewed lease is the one acquired and released
+        }
+        if (!minHold.isZero()) {
+            lock.minHold(minHold); // validated against the ttl at deployment
+        }
+        return lock;
+    }
+
     @Override
     public String toString() {
         return "@Exclusive(value = \"" + name.template() + "\", store = " + storeName + ", ttl = " + ttl
-                + ", maxWait = " + maxWait + ", onBusy = " + onBusy + ", autoExtend = " + autoExtend + ") on "
+                + ", maxWait = " + maxWait + ", minHold = " + minHold + ", onBusy = " + onBusy + ", autoExtend = "
+                + autoExtend + ") on "
                 + display;
     }
 }

@@ -64,6 +64,7 @@ final class Planner {
                 "unit", Exclusive::unit, text -> ChronoUnit.valueOf(text.strip().toUpperCase(Locale.ROOT)));
         long ttlAmount = attributes.value("ttl", Exclusive::ttl, text -> Long.parseLong(text.strip()));
         long waitAmount = attributes.value("maxWait", Exclusive::maxWait, text -> Long.parseLong(text.strip()));
+        long minHoldAmount = attributes.value("minHold", Exclusive::minHold, text -> Long.parseLong(text.strip()));
         OnBusy onBusy = attributes.value(
                 "onBusy", Exclusive::onBusy, text -> OnBusy.valueOf(text.strip().toUpperCase(Locale.ROOT)));
         boolean autoExtend = attributes.value("autoExtend", Exclusive::autoExtend, Planner::parseBoolean);
@@ -82,6 +83,15 @@ final class Planner {
         if (maxWait != null && (maxWait.isNegative() || maxWait.compareTo(MAX_DURATION) > 0)) {
             problems.add(where + "maxWait must be between 0 and 100 years, got " + waitAmount + " " + unit.name()
                     + attributes.source("maxWait"));
+        }
+        // 0, the default, means none in any unit: no second "0 MONTHS is not a duration" next to ttl's
+        Duration minHold =
+                minHoldAmount == 0 ? Duration.ZERO : duration(where, "minHold", minHoldAmount, unit, attributes);
+        if (minHold != null && ttl != null && (minHold.isNegative() || minHold.compareTo(ttl) > 0)) {
+            problems.add(where + "minHold must be between 0 and the ttl (" + ttlAmount + " " + unit.name()
+                    + attributes.source("ttl") + "), got " + minHoldAmount + " " + unit.name()
+                    + attributes.source("minHold") + "; a hold cannot last at least longer than its lease: lower"
+                    + " minHold or raise ttl");
         }
         NameTemplate name = template(where, template, beanClass, method, storeName, attributes);
         ReturnShape returns = ReturnShape.of(method);
@@ -102,6 +112,7 @@ final class Planner {
                 storeName,
                 ttl,
                 maxWait,
+                minHold,
                 onBusy,
                 autoExtend,
                 returns,
@@ -206,7 +217,7 @@ final class Planner {
 
         private String hint(String attribute) {
             return switch (attribute) {
-                case "ttl", "maxWait" -> "; expected a whole number in the unit";
+                case "ttl", "maxWait", "minHold" -> "; expected a whole number in the unit";
                 case "unit" -> "; expected a ChronoUnit such as MILLIS, SECONDS or MINUTES";
                 case "onBusy" -> "; expected THROW or SKIP";
                 case "autoExtend" -> "; expected true or false";
