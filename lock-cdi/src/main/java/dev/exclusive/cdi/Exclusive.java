@@ -38,6 +38,10 @@ import java.time.temporal.ChronoUnit;
  * waits for the transaction to complete. A method returning {@code CompletionStage} holds the lock until the
  * stage completes. A call made while the same thread already holds the same lock (in the same store) runs
  * without taking it again and without releasing the outer hold.
+ *
+ * <p>While the method runs, {@link dev.exclusive.Locks#current()} and {@link dev.exclusive.Locks#assertHeld()} on its
+ * thread return its lock (the innermost one, for nested calls), for code that must only run under it or that
+ * passes the lock's fence on to a write.
  */
 @InterceptorBinding
 @Inherited

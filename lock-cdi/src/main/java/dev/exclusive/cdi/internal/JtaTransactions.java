@@ -65,11 +65,11 @@ final class JtaTransactions extends Transactions {
     }
 
     @Override
-    boolean holdsInTransaction(String key) {
+    Lock heldInTransaction(String key) {
         TransactionSynchronizationRegistry transactions = registry();
-        return transactions != null
-                && transactions.getTransactionStatus() != Status.STATUS_NO_TRANSACTION
-                && transactions.getResource(new HeldLock(key)) != null;
+        return transactions != null && transactions.getTransactionStatus() != Status.STATUS_NO_TRANSACTION
+                ? (Lock) transactions.getResource(new HeldLock(key))
+                : null;
     }
 
     @Override

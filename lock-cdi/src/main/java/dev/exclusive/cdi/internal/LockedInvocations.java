@@ -6,9 +6,7 @@ import dev.exclusive.cdi.OnBusy;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -19,9 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 final class LockedInvocations {
 
     private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
-
-    /** The locks this thread holds through {@code @Exclusive} calls still running: store + NUL + name. */
-    private static final ThreadLocal<Set<String>> HELD = ThreadLocal.withInitial(HashSet::new);
 
     /** Bean class → method → plan: an inherited method has one plan per bean class that inherits it. */
     private final Map<Class<?>, Map<Method, MethodPlan>> plans;
@@ -43,21 +38,26 @@ final class LockedInvocations {
         MethodPlan plan = plan(context);
         String name = plan.name().render(context.getParameters());
         String key = plan.storeName() + '\0' + name;
-        Set<String> held = HELD.get();
-        if (held.contains(key) || transactions.holdsInTransaction(key)) {
-            return context.proceed();
+        LockedCall outer = LockedCall.holding(key);
+        if (outer != null) {
+            return run(new LockedCall(key, outer.lock, plan, context.getTarget(), LockedCall.Kind.NESTED), context);
+        }
+        Lock inTransaction = transactions.heldInTransaction(key);
+        if (inTransaction != null) {
+            return run(
+                    new LockedCall(key, inTransaction, plan, context.getTarget(), LockedCall.Kind.IN_TRANSACTION),
+                    context);
         }
         Lock lock = plan.lock(name);
         boolean acquired = plan.maxWait().isZero() ? lock.get() : lock.block(plan.maxWait());
         if (!acquired) {
             return busy(plan, lock);
         }
+        LockedCall call = new LockedCall(key, lock, plan, context.getTarget(), LockedCall.Kind.ACQUIRED);
         Object result;
-        held.add(key);
         try {
-            result = context.proceed();
+            result = run(call, context);
         } catch (Throwable failure) {
-            held.remove(key);
             try {
                 release(key, lock);
             } catch (RuntimeException releaseFailure) {
@@ -65,7 +65,6 @@ final class LockedInvocations {
             }
             throw failure;
         }
-        held.remove(key);
         if (plan.returns().stage() && result != null) {
             CompletionStage<?> released =
                     ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(lock));
@@ -73,6 +72,16 @@ final class LockedInvocations {
         }
         release(key, lock);
         return result;
+    }
+
+    /** Runs the method as the work of {@code call}'s hold on this thread. */
+    private static Object run(LockedCall call, InvocationContext context) throws Exception {
+        call.enter();
+        try {
+            return context.proceed();
+        } finally {
+            call.exit();
+        }
     }
 
     /**

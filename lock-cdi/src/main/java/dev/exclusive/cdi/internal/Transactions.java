@@ -13,8 +13,8 @@ abstract class Transactions {
     /** No JTA here: every release happens at method exit. */
     static final Transactions NONE = new Transactions() {
         @Override
-        boolean holdsInTransaction(String key) {
-            return false;
+        Lock heldInTransaction(String key) {
+            return null;
         }
 
         @Override
@@ -36,8 +36,11 @@ abstract class Transactions {
         return new JtaTransactions(beanManager);
     }
 
-    /** @return whether the current transaction already holds the lock {@code key} until it completes */
-    abstract boolean holdsInTransaction(String key);
+    /**
+     * @return the handle by which the current transaction holds the lock {@code key} until it completes, or
+     *         {@code null}
+     */
+    abstract Lock heldInTransaction(String key);
 
     /**
      * @return {@code true} if a transaction is active and will release {@code lock} when it completes; {@code false}
