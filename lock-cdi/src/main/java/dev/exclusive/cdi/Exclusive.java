@@ -1,5 +1,6 @@
 package dev.exclusive.cdi;
 
+import dev.exclusive.OnLost;
 import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
 import java.lang.annotation.Documented;
@@ -114,4 +115,32 @@ public @interface Exclusive {
     /** @return renew the lease in the background while the method runs, for work of unknown length */
     @Nonbinding
     boolean autoExtend() default false;
+
+    /**
+     * What happens when the lease ends while the method still runs: a renewal of {@link #autoExtend()} finds it
+     * gone (an operator force-released it, the store was unreachable for a whole ttl), or the method outlasted the
+     * ttl. Every policy logs the loss and fires {@link LockLost} when a renewal finds it; they differ in what they do
+     * to the method's work:
+     * <ul>
+     * <li>{@link OnLost#LOG} (the default): nothing; the result stands.</li>
+     * <li>{@link OnLost#INTERRUPT}: the thread running the method is interrupted as soon as a renewal finds the
+     * loss, so work that checks its interrupt flag or blocks interruptibly stops early. Needs {@link #autoExtend()}
+     * (only a renewal finds the loss while the method runs); not for a method returning {@code CompletionStage}
+     * (the threads that complete the stage are not known). Both fail deployment.</li>
+     * <li>{@link OnLost#ROLLBACK}: the method's result must not stand without the lock. Inside a JTA transaction
+     * (container-managed, the caller's, or one that {@code @Transactional} begins), the transaction is marked
+     * rollback-only as soon as a renewal finds the loss (when the container exposes its
+     * {@code TransactionManager}), the hold is checked against the store when the method returns (one round trip)
+     * and again just before the commit; a hold that is gone rolls the transaction back, and the caller gets a
+     * {@link dev.exclusive.LockLostException} naming the lock (from an EJB, as the cause of the container's
+     * exception). Outside a transaction, the hold is checked once when the method returns, and a method returning
+     * {@code CompletionStage} when its stage completes: a hold that is gone turns the result into a
+     * {@code LockLostException}. A lease can still end between the last check and the commit: a
+     * {@linkplain dev.exclusive.Lock#fence() fence} written with the data closes that window.</li>
+     * </ul>
+     *
+     * @return the policy for a lease that ends while the method runs
+     */
+    @Nonbinding
+    OnLost onLost() default OnLost.LOG;
 }

@@ -2,10 +2,14 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.Lock;
 import dev.exclusive.LockBusyException;
+import dev.exclusive.LockLostException;
+import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.OnLost;
 import dev.exclusive.cdi.OnBusy;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,12 +70,73 @@ final class LockedInvocations {
             throw failure;
         }
         if (plan.returns().stage() && result != null) {
-            CompletionStage<?> released =
-                    ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(lock));
-            return plan.returns().wrapsStage() ? released : result;
+            return releaseWhenComplete(call, (CompletionStage<?>) result);
+        }
+        if (plan.onLost() == OnLost.ROLLBACK && lost(lock)) {
+            LockLostException lost = lockLost(call, "the method completed, but not under the lock for all of its time");
+            try {
+                release(key, lock);
+            } catch (RuntimeException releaseFailure) {
+                lost.addSuppressed(releaseFailure);
+            }
+            throw lost;
         }
         release(key, lock);
         return result;
+    }
+
+    /**
+     * Releases when the stage completes; under {@code OnLost.ROLLBACK} the hold is checked first, and a hold that is
+     * gone fails the stage (whose type the plan made sure can be replaced) with {@link LockLostException}.
+     */
+    private static Object releaseWhenComplete(LockedCall call, CompletionStage<?> stage) {
+        boolean check = call.plan.onLost() == OnLost.ROLLBACK;
+        CompletionStage<?> released = stage.whenComplete((value, failure) -> {
+            try {
+                if (check && failure == null && lost(call.lock)) {
+                    throw lockLost(call, "the stage completed, but not under the lock for all of its time");
+                }
+            } finally {
+                releaseNow(call.lock);
+            }
+        });
+        return call.plan.returns().wrapsStage() ? released : stage;
+    }
+
+    /**
+     * Whether the hold is gone: known without a store call when a renewal found it lost or the lease ran out by the
+     * handle's own clock (which never outlasts the store's), else one round trip. A store that cannot be reached
+     * leaves the handle's estimate to decide: an outage alone does not undo work whose lease has not run out.
+     */
+    static boolean lost(Lock lock) {
+        if (lock.isExpired()) {
+            return true;
+        }
+        try {
+            return !lock.isHeld();
+        } catch (LockStoreUnavailableException e) {
+            LOG.log(
+                    Level.WARNING,
+                    "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': could not check the hold"
+                            + " (onLost ROLLBACK); its lease has "
+                            + lock.remaining().map(Duration::toString).orElse("PT0S")
+                            + " left by this server's clock, so the result stands",
+                    Secrets.RULES.loggable(e));
+            return false;
+        }
+    }
+
+    /** @param outcome what became of the work, for the message */
+    static LockLostException lockLost(LockedCall call, String outcome) {
+        Lock lock = call.lock;
+        return new LockLostException(
+                "Lock '" + lock.name() + "' in store '" + lock.storeName() + "' was lost while @Exclusive on "
+                        + call.plan.display() + " ran (onLost = ROLLBACK): " + outcome + ". Its lease of " + lock.ttl()
+                        + " ended early: the method outlasted it, an operator force-released the lock, or renewals"
+                        + " (autoExtend) could not reach the store",
+                lock.name(),
+                lock.storeName(),
+                null);
     }
 
     /** Runs the method as the work of {@code call}'s hold on this thread. */

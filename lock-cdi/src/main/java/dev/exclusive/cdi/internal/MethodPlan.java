@@ -2,6 +2,7 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.Lock;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.OnLost;
 import dev.exclusive.cdi.OnBusy;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import java.time.Duration;
  * @param minHold     how long each hold lasts at least; zero for none
  * @param onBusy      what a busy lock does
  * @param autoExtend  whether the lease is renewed while the method runs
+ * @param onLost      what a lease that ends while the method runs does to it
  * @param returns     the method's return shape: asynchronous or not, and its skip value
  * @param registry    the registry view over {@code storeName}; {@code null} until the stores are running
  */
@@ -37,6 +39,7 @@ record MethodPlan(
         Duration minHold,
         OnBusy onBusy,
         boolean autoExtend,
+        OnLost onLost,
         ReturnShape returns,
         LockRegistry registry) {
 
@@ -53,6 +56,7 @@ record MethodPlan(
                 minHold,
                 onBusy,
                 autoExtend,
+                onLost,
                 returns,
                 stores.store(storeName));
     }
@@ -65,6 +69,9 @@ record MethodPlan(
         }
         if (!minHold.isZero()) {
             lock.minHold(minHold); // validated against the ttl at deployment
+        }
+        if (onLost != OnLost.LOG) {
+            lock.onLost(onLost);
         }
         return lock;
     }

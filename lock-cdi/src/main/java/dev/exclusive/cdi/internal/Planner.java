@@ -2,6 +2,7 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.InvalidLockNameException;
 import dev.exclusive.LockNames;
+import dev.exclusive.OnLost;
 import dev.exclusive.cdi.Exclusive;
 import dev.exclusive.cdi.OnBusy;
 import java.lang.reflect.Method;
@@ -68,6 +69,8 @@ final class Planner {
         OnBusy onBusy = attributes.value(
                 "onBusy", Exclusive::onBusy, text -> OnBusy.valueOf(text.strip().toUpperCase(Locale.ROOT)));
         boolean autoExtend = attributes.value("autoExtend", Exclusive::autoExtend, Planner::parseBoolean);
+        OnLost onLost = attributes.value(
+                "onLost", Exclusive::onLost, text -> OnLost.valueOf(text.strip().toUpperCase(Locale.ROOT)));
 
         String storeName = storeAttribute.isEmpty() ? defaultStore : storeAttribute;
         if (!storeAttribute.isEmpty() && !storeNames.contains(storeAttribute)) {
@@ -100,6 +103,24 @@ final class Planner {
                     + method.getReturnType().getName() + "; declare CompletionStage or CompletableFuture, or use"
                     + " onBusy = THROW");
         }
+        if (onLost == OnLost.INTERRUPT && !autoExtend) {
+            problems.add(where + "onLost = INTERRUPT" + attributes.source("onLost") + " needs autoExtend = true: only"
+                    + " a renewal finds the lease gone while the method runs, so without one nothing would ever"
+                    + " interrupt it; set autoExtend = true, or use onLost = ROLLBACK (checked when the method"
+                    + " returns)");
+        }
+        if (returns.stage() && onLost == OnLost.INTERRUPT) {
+            problems.add(where + "onLost = INTERRUPT" + attributes.source("onLost") + " cannot stop the work of a"
+                    + " method returning " + method.getReturnType().getName() + ": the stage completes on threads"
+                    + " the interceptor does not know; use onLost = ROLLBACK (the stage then fails with"
+                    + " LockLostException) or LOG");
+        }
+        if (returns.stage() && !returns.wrapsStage() && onLost == OnLost.ROLLBACK) {
+            problems.add(where + "onLost = ROLLBACK" + attributes.source("onLost") + " needs a return type that a"
+                    + " CompletableFuture fits, to fail the stage with LockLostException, got "
+                    + method.getReturnType().getName() + "; declare CompletionStage or CompletableFuture, or use"
+                    + " onLost = LOG");
+        }
         if (problems.all().size() > before) {
             return null;
         }
@@ -115,6 +136,7 @@ final class Planner {
                 minHold,
                 onBusy,
                 autoExtend,
+                onLost,
                 returns,
                 null);
     }
@@ -221,6 +243,7 @@ final class Planner {
                 case "unit" -> "; expected a ChronoUnit such as MILLIS, SECONDS or MINUTES";
                 case "onBusy" -> "; expected THROW or SKIP";
                 case "autoExtend" -> "; expected true or false";
+                case "onLost" -> "; expected LOG, INTERRUPT or ROLLBACK";
                 default -> "";
             };
         }
