@@ -29,6 +29,16 @@ final class LockedCall {
     final Object target;
     final Kind kind;
 
+    /**
+     * {@code OnLost.ROLLBACK} inside a transaction: the transaction checks the hold before committing, and the
+     * interceptor inside it checked when the method returned, so the outer one adds no check of its own. Read and
+     * written on the call's thread.
+     */
+    boolean guarded;
+
+    /** The check before the commit found the hold gone and rolled the transaction back. */
+    volatile boolean lostAtCompletion;
+
     LockedCall(String key, Lock lock, MethodPlan plan, Object target, Kind kind) {
         this.key = key;
         this.lock = lock;

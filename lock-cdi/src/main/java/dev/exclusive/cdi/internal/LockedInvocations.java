@@ -62,6 +62,17 @@ final class LockedInvocations {
         try {
             result = run(call, context);
         } catch (Throwable failure) {
+            if (call.lostAtCompletion && !(failure instanceof LockLostException)) {
+                // a transaction that began inside this call (@Transactional) found the hold gone as it committed
+                LockLostException lost =
+                        lockLost(call, "its transaction was rolled back instead of committed", failure);
+                try {
+                    release(key, lock);
+                } catch (RuntimeException releaseFailure) {
+                    lost.addSuppressed(releaseFailure);
+                }
+                throw lost;
+            }
             try {
                 release(key, lock);
             } catch (RuntimeException releaseFailure) {
@@ -72,7 +83,7 @@ final class LockedInvocations {
         if (plan.returns().stage() && result != null) {
             return releaseWhenComplete(call, (CompletionStage<?>) result);
         }
-        if (plan.onLost() == OnLost.ROLLBACK && lost(lock)) {
+        if (plan.onLost() == OnLost.ROLLBACK && !call.guarded && lost(lock)) {
             LockLostException lost = lockLost(call, "the method completed, but not under the lock for all of its time");
             try {
                 release(key, lock);
@@ -128,6 +139,14 @@ final class LockedInvocations {
 
     /** @param outcome what became of the work, for the message */
     static LockLostException lockLost(LockedCall call, String outcome) {
+        return lockLost(call, outcome, null);
+    }
+
+    /**
+     * @param outcome what became of the work, for the message
+     * @param cause   the failure the loss explains (a transaction manager's rollback), or {@code null}
+     */
+    static LockLostException lockLost(LockedCall call, String outcome, Throwable cause) {
         Lock lock = call.lock;
         return new LockLostException(
                 "Lock '" + lock.name() + "' in store '" + lock.storeName() + "' was lost while @Exclusive on "
@@ -136,7 +155,33 @@ final class LockedInvocations {
                         + " (autoExtend) could not reach the store",
                 lock.name(),
                 lock.storeName(),
-                null);
+                cause);
+    }
+
+    /**
+     * The inner half of {@code OnLost.ROLLBACK}, called by {@link ExclusiveTransactionInterceptor} inside whatever
+     * transaction the method runs in: has the transaction check the hold before it commits (and, where the
+     * container tells the transaction, be marked rollback-only as soon as a renewal finds the hold lost), then
+     * checks the hold when the method returns, marking the transaction rollback-only and throwing
+     * {@link LockLostException} if it is gone. Any other call passes straight through.
+     */
+    Object invokeInTransaction(InvocationContext context) throws Exception {
+        LockedCall call = LockedCall.innermost();
+        if (call == null
+                || call.kind == LockedCall.Kind.NESTED
+                || call.plan.onLost() != OnLost.ROLLBACK
+                || call.target != context.getTarget()
+                || !transactions.active()) {
+            return context.proceed();
+        }
+        transactions.guard(call);
+        call.guarded = true;
+        Object result = context.proceed();
+        if (lost(call.lock)) {
+            transactions.setRollbackOnly();
+            throw lockLost(call, "its transaction is marked rollback-only");
+        }
+        return result;
     }
 
     /** Runs the method as the work of {@code call}'s hold on this thread. */
