@@ -150,9 +150,10 @@ final class LockedInvocations {
         Lock lock = call.lock;
         return new LockLostException(
                 "Lock '" + lock.name() + "' in store '" + lock.storeName() + "' was lost while @Exclusive on "
-                        + call.plan.display() + " ran (onLost = ROLLBACK): " + outcome + ". Its lease of " + lock.ttl()
-                        + " ended early: the method outlasted it, an operator force-released the lock, or renewals"
-                        + " (autoExtend) could not reach the store",
+                        + call.plan.display() + " ran (onLost = ROLLBACK): " + outcome + ". The lease (ttl "
+                        + lock.ttl()
+                        + ") ended while the work still needed it: the work outlasted the ttl, an operator"
+                        + " force-released the lock, or renewals (autoExtend) could not reach the store",
                 lock.name(),
                 lock.storeName(),
                 cause);
