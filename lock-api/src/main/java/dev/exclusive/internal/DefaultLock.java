@@ -256,9 +256,15 @@ public final class DefaultLock implements Lock {
         if (context.hasListeners()) {
             context.tell(listener -> listener.lost(this));
         }
-        Thread worker = current.worker;
-        if (onLost == OnLost.INTERRUPT && worker != null) {
-            worker.interrupt();
+        if (onLost == OnLost.INTERRUPT) {
+            synchronized (current) {
+                // Under the hold's monitor, as exitWork clears the worker: no interrupt lands on a thread that
+                // has left the work (a pooled thread that moved on to something else).
+                Thread worker = current.worker;
+                if (worker != null) {
+                    worker.interrupt();
+                }
+            }
         }
     }
 
@@ -325,13 +331,6 @@ public final class DefaultLock implements Lock {
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Renewal stops before the store is asked, so that no path out of here (a store that is down included)
-     * leaves the lease renewed in the background; a hold whose release failed stays on the handle, so the
-     * release can be retried, and otherwise ends at its ttl.
-     */
-    /**
      * Marks the start of work under this handle's current hold on this thread: {@code Locks.current()} sees the
      * handle, and {@link OnLost#INTERRUPT} interrupts this thread. Public for lock-cdi's interceptor.
      */
@@ -346,8 +345,12 @@ public final class DefaultLock implements Lock {
     /** Marks the end of the work {@link #enterWork()} began, on the same thread. */
     public void exitWork() {
         Hold current = hold.get();
-        if (current != null && current.worker == Thread.currentThread()) {
-            current.worker = null;
+        if (current != null) {
+            synchronized (current) {
+                if (current.worker == Thread.currentThread()) {
+                    current.worker = null;
+                }
+            }
         }
         CurrentLocks.exit(this);
     }
@@ -371,6 +374,13 @@ public final class DefaultLock implements Lock {
         return held;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Renewal stops before the store is asked, so that no path out of here (a store that is down included)
+     * leaves the lease renewed in the background; a hold whose release failed stays on the handle, so the
+     * release can be retried, and otherwise ends at its ttl.
+     */
     @Override
     public boolean release() {
         Hold current = hold.get();

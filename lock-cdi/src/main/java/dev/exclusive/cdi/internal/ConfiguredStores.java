@@ -13,6 +13,7 @@ import java.lang.System.Logger.Level;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
@@ -238,19 +239,17 @@ final class ConfiguredStores {
     }
 
     /**
-     * @param listener        told of every lock operation, or {@code null} when nobody listens
+     * @param listeners       told of every lock operation, in this order; none when nobody listens
      * @param applicationName the container's name for the application, if it has one
      * @return the registry over every store, viewing the default store; it owns the stores from now on
      */
-    LockRegistry registry(LockListener listener, Optional<String> applicationName) {
+    LockRegistry registry(List<LockListener> listeners, Optional<String> applicationName) {
         LockRegistry.Builder builder = LockRegistry.builder()
                 .threadFactory(threads)
                 .defaultStore(defaultStore)
                 .instanceName(instanceName);
         stores.forEach((name, store) -> builder.store(name, store, prefix(name, applicationName)));
-        if (listener != null) {
-            builder.listener(listener);
-        }
+        listeners.forEach(builder::listener);
         return builder.build();
     }
 }

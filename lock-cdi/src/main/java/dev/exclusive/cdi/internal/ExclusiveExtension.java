@@ -1,6 +1,8 @@
 package dev.exclusive.cdi.internal;
 
+import dev.exclusive.LockListener;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.OnLost;
 import dev.exclusive.cdi.Exclusive;
 import dev.exclusive.cdi.ExclusiveThreads;
 import dev.exclusive.cdi.Store;
@@ -64,6 +66,9 @@ public class ExclusiveExtension implements Extension {
     void addInterceptor(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
         event.addAnnotatedType(
                 beanManager.createAnnotatedType(ExclusiveInterceptor.class), ExclusiveInterceptor.class.getName());
+        event.addAnnotatedType(
+                beanManager.createAnnotatedType(ExclusiveTransactionInterceptor.class),
+                ExclusiveTransactionInterceptor.class.getName());
     }
 
     <T> void collect(@Observes ProcessManagedBean<T> event) {
@@ -154,7 +159,19 @@ public class ExclusiveExtension implements Extension {
         }
         ClassLoader loader = classLoader();
         threads.containerStarted(beanManager);
-        LockRegistry started = stores.registry(EventBridge.create(beanManager, loader), ApplicationName.lookup());
+        Transactions transactions = Transactions.resolve(beanManager, loader);
+        List<LockListener> listeners = new ArrayList<>(2);
+        if (renewsUnderRollback(plans)) {
+            LockListener lostLeases = transactions.lostLeases();
+            if (lostLeases != null) {
+                listeners.add(lostLeases); // first: the transaction is marked before observers hear of the loss
+            }
+        }
+        EventBridge events = EventBridge.create(beanManager, loader);
+        if (events != null) {
+            listeners.add(events);
+        }
+        LockRegistry started = stores.registry(listeners, ApplicationName.lookup());
         Map<Class<?>, Map<Method, MethodPlan>> bound = new HashMap<>();
         plans.forEach((beanClass, methods) -> {
             Map<Method, MethodPlan> byMethod = new HashMap<>();
@@ -162,7 +179,7 @@ public class ExclusiveExtension implements Extension {
             bound.put(beanClass, Map.copyOf(byMethod));
         });
         plans = null;
-        invocations = new LockedInvocations(Map.copyOf(bound), Transactions.resolve(beanManager, loader));
+        invocations = new LockedInvocations(Map.copyOf(bound), transactions);
         registry = started;
     }
 
@@ -175,6 +192,13 @@ public class ExclusiveExtension implements Extension {
         if (started != null && stores != null) {
             started.managed();
         }
+    }
+
+    /** @return whether a renewal can find a hold lost that a transaction must not commit without */
+    private static boolean renewsUnderRollback(Map<Class<?>, Map<Method, MethodPlan>> plans) {
+        return plans.values().stream()
+                .flatMap(methods -> methods.values().stream())
+                .anyMatch(plan -> plan.autoExtend() && plan.onLost() == OnLost.ROLLBACK);
     }
 
     void stop(@Observes BeforeShutdown event) {
