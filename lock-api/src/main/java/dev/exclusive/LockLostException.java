@@ -1,8 +1,10 @@
 package dev.exclusive;
 
 /**
- * The lease of a lock ended while the work under it still ran, and the handle's {@link OnLost#ROLLBACK} policy
- * refused to let the work's result stand: inside a JTA transaction, the transaction was rolled back.
+ * The lease of a lock ended while the work under it still ran, and the work's result was refused: the handle's
+ * {@link OnLost#ROLLBACK} policy found the hold gone (inside a JTA transaction, the transaction was rolled back), or a
+ * fenced write found that a newer holder had written (lock-jpa's {@code StaleFenceException}, its transaction marked
+ * rollback-only).
  */
 public class LockLostException extends LockException {
 

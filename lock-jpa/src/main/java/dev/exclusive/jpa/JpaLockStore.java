@@ -131,8 +131,8 @@ public final class JpaLockStore implements LockStore {
     /** The default table name. */
     public static final String DEFAULT_TABLE = "exclusive_lock";
 
-    private static final Pattern TABLE =
-            Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+    /** A table name, optionally schema-qualified: it is put into statements as it is. */
+    static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final EntityManagerFactory factory;
     private final boolean ownsFactory;

@@ -32,6 +32,9 @@ final class Setup {
      */
     private static final ConcurrentHashMap<String, LocalSignals> SIGNALS = new ConcurrentHashMap<>();
 
+    /** The databases the store (and {@link Fences}) can work with, for messages. */
+    static final String SUPPORTED = "PostgreSQL, MariaDB, MySQL, H2";
+
     /** The database behind a factory, and its JDBC URL where the driver tells it (else {@code null}). */
     record Found(Database database, String url) {}
 
@@ -112,20 +115,27 @@ final class Setup {
      * @throws LockConfigurationException if it is not one the store supports
      */
     private Found recognize() {
-        String[] product = transactions.run(Setup::metaData);
-        if (product == null) {
-            product = probeVersion();
-        }
+        String[] product = describe(transactions);
         Database database = Database.recognize(product[0], product[1]);
         if (database == null) {
             throw new LockConfigurationException(
                     "Store '" + storeName + "': database '" + product[0] + " " + product[1]
-                            + "' is not supported; supported: PostgreSQL, MariaDB, MySQL, H2",
+                            + "' is not supported; supported: " + SUPPORTED,
                     storeName,
                     "persistence-unit",
                     null);
         }
         return new Found(database, product[2]);
+    }
+
+    /**
+     * @return the product name, product version and JDBC URL ({@code null} when the driver does not tell it) of the
+     *         database behind {@code transactions}, for {@link Database#recognize}
+     * @throws PersistenceException if the database cannot be asked
+     */
+    static String[] describe(Transactions transactions) {
+        String[] product = transactions.run(Setup::metaData);
+        return product != null ? product : probeVersion(transactions);
     }
 
     /**
@@ -175,7 +185,7 @@ final class Setup {
     }
 
     /** Without JDBC metadata: {@code version()} answers on PostgreSQL, MariaDB and MySQL, {@code H2VERSION()} on H2. */
-    private String[] probeVersion() {
+    private static String[] probeVersion(Transactions transactions) {
         try {
             Object version = transactions.run(
                     em -> transactions.query(em, "SELECT version()").getSingleResult());

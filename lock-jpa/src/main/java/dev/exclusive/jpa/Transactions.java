@@ -39,6 +39,8 @@ final class Transactions {
 
     private final EntityManagerFactory factory;
     private final String storeName;
+    private final String subject;
+    private final String builder;
     private final int timeoutMillis;
     private final boolean jta;
     private volatile TransactionManager transactionManager;
@@ -49,11 +51,46 @@ final class Transactions {
      * @param manager       the server's transaction manager, or {@code null} to look it up in JNDI when needed
      */
     Transactions(EntityManagerFactory factory, String storeName, long timeoutMillis, TransactionManager manager) {
+        this(factory, storeName, "Store '" + storeName + "'", "JpaLockStore", timeoutMillis, manager);
+    }
+
+    /**
+     * @param storeName the store's name, or {@code null} for work that is not a store's
+     * @param subject   who runs the work, for messages ({@code Store 'jpa'})
+     * @param builder   the class whose builder takes a transaction manager, for messages
+     */
+    Transactions(
+            EntityManagerFactory factory,
+            String storeName,
+            String subject,
+            String builder,
+            long timeoutMillis,
+            TransactionManager manager) {
         this.factory = factory;
         this.storeName = storeName;
+        this.subject = subject;
+        this.builder = builder;
         this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1_000, timeoutMillis));
         this.transactionManager = manager;
         this.jta = isJta(factory);
+    }
+
+    /**
+     * Marks the caller's transaction, the one {@code callers} is joined to, rollback-only: its
+     * {@link EntityTransaction} on a {@code RESOURCE_LOCAL} factory, else the thread's JTA transaction.
+     *
+     * @throws PersistenceException if the transaction manager cannot mark it
+     */
+    void setRollbackOnly(EntityManager callers) {
+        if (!jta) {
+            callers.getTransaction().setRollbackOnly();
+            return;
+        }
+        try {
+            transactionManager().setRollbackOnly();
+        } catch (SystemException | IllegalStateException e) {
+            throw new PersistenceException("Cannot mark the caller's JTA transaction rollback-only: " + e, e);
+        }
     }
 
     /** Makes every later {@link #run} fail with {@link IllegalStateException}. */
@@ -74,7 +111,7 @@ final class Transactions {
      */
     <T> T run(Work<T> work) {
         if (closed) {
-            throw new IllegalStateException("Store '" + storeName + "' is closed");
+            throw new IllegalStateException(subject + " is closed");
         }
         return jta ? inJtaTransaction(work) : inLocalTransaction(work);
     }
@@ -197,11 +234,11 @@ final class Transactions {
             }
             if (manager == null) {
                 throw new LockConfigurationException(
-                        "Store '" + storeName + "' uses a JTA persistence unit but no "
+                        subject + " uses a JTA persistence unit but no "
                                 + "TransactionManager was found at " + TRANSACTION_MANAGER_NAMES
                                 + "; use a RESOURCE_LOCAL "
                                 + "persistence unit over a non-JTA data source, or pass the TransactionManager to "
-                                + "JpaLockStore.builder(...).transactionManager(...)",
+                                + builder + ".builder(...).transactionManager(...)",
                         storeName,
                         "persistence-unit",
                         null);

@@ -12,6 +12,7 @@ import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionImple;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
+import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
 import jakarta.transaction.Status;
@@ -130,6 +131,29 @@ class JtaPersistenceUnitTest {
             transactions.rollback();
             assertTrue(lenient.release(name, "a"));
         }
+    }
+
+    @Test
+    void aStaleFenceClaimMarksTheCallersJtaTransactionRollbackOnly() throws Exception {
+        Fences fences = Fences.builder(factory)
+                .transactionManager(transactions)
+                .createTable(true)
+                .build();
+        String resource = "jta-" + UUID.randomUUID();
+        transactions.begin();
+        EntityManager newer = factory.createEntityManager();
+        newer.joinTransaction();
+        assertEquals(7, fences.claim(newer, resource, 7));
+        newer.close();
+        transactions.commit();
+
+        transactions.begin();
+        EntityManager stale = factory.createEntityManager();
+        stale.joinTransaction();
+        assertThrows(StaleFenceException.class, () -> fences.claim(stale, resource, 5));
+        stale.close();
+        assertEquals(Status.STATUS_MARKED_ROLLBACK, transactions.getStatus());
+        transactions.rollback();
     }
 
     private static int defaultTimeoutSeconds() {
