@@ -1,6 +1,7 @@
 package dev.exclusive.cdi.internal;
 
 import dev.exclusive.LockLostException;
+import dev.exclusive.spi.Secrets;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
@@ -26,7 +27,10 @@ public class LockLostExceptionMapper implements ExceptionMapper<LockLostExceptio
 
     @Override
     public Response toResponse(LockLostException exception) {
-        LOG.log(Level.WARNING, "Lock lost; answered 503 Service Unavailable", Secrets.RULES.loggable(exception));
+        LOG.log(
+                Level.WARNING,
+                "Lock lost; answered 503 Service Unavailable",
+                Secrets.rulesOnly().mask(exception));
         String lock = exception.lockName().orElse(null);
         ProblemDetails problem = ProblemDetails.of(
                 Response.Status.SERVICE_UNAVAILABLE,

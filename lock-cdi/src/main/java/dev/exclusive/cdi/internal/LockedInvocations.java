@@ -133,7 +133,7 @@ final class LockedInvocations {
                             + " (onLost ROLLBACK); its lease has "
                             + lock.remaining().map(Duration::toString).orElse("PT0S")
                             + " left by this server's clock, so the result stands",
-                    Secrets.RULES.loggable(e));
+                    Secrets.rulesOnly().mask(e));
             return false;
         }
     }
