@@ -49,6 +49,10 @@ public final class Http {
         return send(request(path).POST(HttpRequest.BodyPublishers.noBody()));
     }
 
+    public HttpResponse<String> delete(String path) {
+        return send(request(path).DELETE());
+    }
+
     private HttpRequest.Builder request(String path) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
                 .timeout(Duration.ofSeconds(60))
