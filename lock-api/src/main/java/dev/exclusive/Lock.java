@@ -201,4 +201,46 @@ public interface Lock {
      * @throws IllegalStateException if this handle has already tried to acquire, or was restored holding the lock
      */
     Lock purpose(String purpose);
+
+    /**
+     * Keeps the lock held at least {@code atLeast} after each acquisition, measured on the store's clock: a
+     * {@link #release()} before then shortens the lease to end at that floor instead of freeing the lock, and the
+     * lock then expires by itself ({@link #forceRelease()} still frees it at once). For scheduled jobs that must
+     * run once per tick across servers whose timers fire up to {@code atLeast} apart, however short the job.
+     *
+     * <p>An option of this handle: set it before the first acquisition attempt.
+     *
+     * @param atLeast how long each hold lasts at least; from {@link Duration#ZERO} (the default: a release frees
+     *                at once) to the handle's {@link #ttl()}
+     * @return this handle
+     * @throws InvalidLockDurationException if {@code atLeast} is {@code null}, negative or longer than the ttl
+     * @throws IllegalStateException        if this handle has already tried to acquire
+     */
+    Lock minHold(Duration atLeast);
+
+    /** @return the minimum hold set by {@link #minHold(Duration)}; {@link Duration#ZERO} if none */
+    Duration minHold();
+
+    /**
+     * What this handle does when it finds out, while work runs under it, that its lease ended: see
+     * {@link OnLost}. The default is {@link OnLost#LOG}. An option of this handle: set it before the first
+     * acquisition attempt.
+     *
+     * @param policy the policy
+     * @return this handle
+     * @throws IllegalStateException if this handle has already tried to acquire
+     */
+    Lock onLost(OnLost policy);
+
+    /** @return this handle's {@link OnLost} policy */
+    OnLost onLost();
+
+    /**
+     * Asks the store whether this handle's owner holds a live lease on the lock now: one round trip. A handle that
+     * held the lock and learns here that it no longer does turns {@linkplain #isExpired() expired}.
+     *
+     * @return {@code true} if this handle (or one restored from its token) holds the lock
+     * @throws LockStoreUnavailableException if the store cannot be reached
+     */
+    boolean isHeld();
 }

@@ -11,6 +11,7 @@ import dev.exclusive.memory.MemoryLockStore;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -195,6 +196,95 @@ class LockHandleTest {
         assertTrue(renewal.isDaemon());
         custom.close();
         awaitTrue(() -> !renewal.isAlive(), Duration.ofSeconds(10));
+    }
+
+    // ---------------------------------------------------------------- when a lease ends early
+
+    @Test
+    void onLostInterruptInterruptsTheWorkWhenARenewalFindsTheLeaseGone() {
+        Lock lock = registry.lock("imports:users", TTL).autoExtend().onLost(OnLost.INTERRUPT);
+        CountDownLatch never = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        LockResult<String> result = lock.get(() -> {
+            assertTrue(registry.forceRelease("imports:users"), "an operator frees it mid-work");
+            try {
+                never.await(30, TimeUnit.SECONDS);
+                return "ran to the end";
+            } catch (InterruptedException e) {
+                interrupted.set(true);
+                return "stopped early";
+            }
+        });
+        assertEquals("stopped early", result.value());
+        assertTrue(interrupted.get());
+        assertEquals(1, lost.get());
+        assertFalse(Thread.currentThread().isInterrupted(), "the interrupt was the work's to take");
+    }
+
+    @Test
+    void onLostLogLetsTheWorkRunToItsEnd() {
+        Lock lock = registry.lock("imports:users", TTL).autoExtend();
+        assertEquals(OnLost.LOG, lock.onLost());
+        LockResult<String> result = lock.get(() -> {
+            assertTrue(registry.forceRelease("imports:users"));
+            awaitTrue(() -> lost.get() == 1, TTL.multipliedBy(10));
+            return "done";
+        });
+        assertEquals("done", result.value(), "the result stands");
+    }
+
+    @Test
+    void onLostRollbackTurnsTheResultOfWorkThatLostItsLockIntoLockLostException() {
+        Lock lock = registry.lock("imports:users", TTL).onLost(OnLost.ROLLBACK);
+        LockLostException e = assertThrows(
+                LockLostException.class,
+                () -> lock.get(() -> {
+                    assertTrue(registry.forceRelease("imports:users"), "the lease ends while the work runs");
+                    return "written";
+                }));
+        assertTrue(e.getMessage().contains("imports:users"), e.getMessage());
+        assertEquals("imports:users", e.lockName().orElseThrow());
+        assertEquals(
+                "kept",
+                registry.lock("imports:other", TTL)
+                        .onLost(OnLost.ROLLBACK)
+                        .get(() -> "kept")
+                        .value(),
+                "a hold that lasted keeps its result");
+    }
+
+    @Test
+    void theWorkKnowsWhichLockItRunsUnder() {
+        assertTrue(Locks.current().isEmpty());
+        IllegalStateException outside = assertThrows(IllegalStateException.class, Locks::assertHeld);
+        assertTrue(outside.getMessage().contains("No lock is held"), outside.getMessage());
+        Lock outer = registry.lock("outer", TTL);
+        Lock inner = registry.lock("inner", TTL);
+        outer.get(() -> {
+            assertSame(outer, Locks.assertHeld());
+            inner.get(() -> {
+                assertSame(inner, Locks.current().orElseThrow());
+                assertEquals(inner.fence(), Locks.assertHeld().fence());
+            });
+            assertSame(outer, Locks.current().orElseThrow(), "back to the outer lock");
+        });
+        assertTrue(Locks.current().isEmpty(), "nothing after the work");
+        assertThrows(
+                RuntimeException.class,
+                () -> outer.get(() -> {
+                    throw new RuntimeException("failed");
+                }));
+        assertTrue(Locks.current().isEmpty(), "nothing after work that threw");
+    }
+
+    @Test
+    void assertHeldFailsOnceTheLeaseRanOut() {
+        Lock lock = registry.lock("short", Duration.ofMillis(50));
+        lock.get(() -> {
+            awaitTrue(lock::isExpired, Duration.ofSeconds(5));
+            IllegalStateException e = assertThrows(IllegalStateException.class, Locks::assertHeld);
+            assertTrue(e.getMessage().contains("short"), e.getMessage());
+        });
     }
 
     // ---------------------------------------------------------------- busy

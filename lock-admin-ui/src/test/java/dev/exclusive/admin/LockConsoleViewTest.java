@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executors;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
@@ -57,7 +58,7 @@ class LockConsoleViewTest {
         return new LockConsoleView(
                 new LockConsoleService(registry, ConsoleSettings.DEFAULTS, caller),
                 ConsoleSettings.DEFAULTS,
-                new ConsoleUpdates());
+                new ConsoleUpdates(Executors.defaultThreadFactory()));
     }
 
     @AfterEach

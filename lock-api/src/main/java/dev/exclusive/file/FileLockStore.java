@@ -41,8 +41,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <li>take this JVM's lock for the file's stripe (one of 256, by path): the OS lock below belongs to the whole
  * process, so threads of one JVM must be kept apart first, and every open of the file in this JVM must happen
  * under it, because closing any descriptor of a file drops the process's {@code fcntl} locks on it;</li>
- * <li>open the file (acquire creates it; release, extend and force-release of a missing file answer {@code false}
- * and create nothing; inspect and list only read) and take its OS lock, exclusive or, to read, shared;</li>
+ * <li>open the file (acquire creates it; every other change of a missing file answers {@code false} and creates
+ * nothing; inspect and list only read) and take its OS lock, exclusive or, to read, shared;</li>
  * <li>read the record; if it is a tombstone, cleanup removed the file after step 2 opened it: close and go back
  * to step 2;</li>
  * <li>decide and write the record back:
@@ -53,6 +53,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <li>release: if held by the owner and not expired, mark it free, keeping the fence, with the release time; then
  * signal this JVM's waiters;</li>
  * <li>extend: if held by the owner and not expired, write the new expiry;</li>
+ * <li>release with a minimum hold: if held by the owner and not expired, take the floor, the end of a lease of
+ * the minimum hold from the acquisition time in the record (rounded up to whole milliseconds). If the host clock
+ * is past it, mark the lock free and signal, as release does; if not, set the expiry to {@code min(expiry,
+ * floor)}, keeping owner, holder and fence, and signal nobody: the lock frees itself at the floor;</li>
  * <li>force-release: mark it free whoever holds it; then signal.</li>
  * </ul></li>
  * <li>close the file, which releases the OS lock, then the stripe.</li>
@@ -220,6 +224,44 @@ public final class FileLockStore implements LockStore {
     @Override
     public boolean release(String name, String owner) {
         return free(name, owner);
+    }
+
+    /**
+     * One read-modify-write under the file's OS lock, on one reading of the host clock: free the lock past its
+     * floor, or shorten the lease to the floor, or leave another's lock alone.
+     */
+    @Override
+    public boolean release(String name, String owner, Duration minHold) {
+        Floored outcome = update(name, Access.WRITE, current -> {
+            long now = clock.millis();
+            if (current == null || !current.liveAt(now) || !current.owner().equals(owner)) {
+                return Change.answer(Floored.NOT_HELD);
+            }
+            long floor = expiry(current.acquiredAt(), minHold);
+            if (floor < now) {
+                return Change.write(FileRecord.free(name, current.fence(), now), Floored.RELEASED);
+            }
+            if (current.expiresAt() <= floor) {
+                return Change.answer(Floored.KEPT);
+            }
+            return Change.write(
+                    new FileRecord(name, current.fence(), owner, current.holder(), current.acquiredAt(), floor, 0),
+                    Floored.KEPT);
+        });
+        if (outcome == Floored.RELEASED) {
+            signals.signal(name);
+        }
+        return outcome != Floored.NOT_HELD;
+    }
+
+    /** What a release with a minimum hold did. */
+    private enum Floored {
+        /** the lock was free, expired or another owner's */
+        NOT_HELD,
+        /** the floor had passed: the lock is free */
+        RELEASED,
+        /** the floor is ahead: the lease now ends there, or already ended before */
+        KEPT
     }
 
     @Override

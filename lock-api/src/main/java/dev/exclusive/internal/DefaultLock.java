@@ -3,10 +3,12 @@ package dev.exclusive.internal;
 import dev.exclusive.Lock;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockInterruptedException;
+import dev.exclusive.LockLostException;
 import dev.exclusive.LockResult;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.LockedTask;
 import dev.exclusive.LockedWork;
+import dev.exclusive.OnLost;
 import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.WaitPolicy;
@@ -34,6 +36,8 @@ public final class DefaultLock implements Lock {
     private final String owner;
     private volatile String purpose;
     private volatile boolean autoExtend;
+    private volatile Duration minHold = Duration.ZERO;
+    private volatile OnLost onLost = OnLost.LOG;
     /** Set by the first acquisition attempt (or an adopted hold): options are fixed from then on. */
     private volatile boolean started;
 
@@ -54,6 +58,8 @@ public final class DefaultLock implements Lock {
         volatile boolean releasing;
 
         volatile ScheduledFuture<?> renewal;
+        /** The thread running work under this hold, for {@link OnLost#INTERRUPT}; {@code null} between works. */
+        volatile Thread worker;
 
         Hold(long fence, long deadlineNanos) {
             this.fence = fence;
@@ -239,11 +245,26 @@ public final class DefaultLock implements Lock {
             current.stopRenewal();
             return;
         }
+        lost(current);
+    }
+
+    /** A loss found while the work may still run: log, tell listeners, and apply the handle's policy. */
+    private void lost(Hold current) {
         current.lost = true;
         current.stopRenewal();
         RegistryContext.logLost(this);
         if (context.hasListeners()) {
             context.tell(listener -> listener.lost(this));
+        }
+        if (onLost == OnLost.INTERRUPT) {
+            synchronized (current) {
+                // Under the hold's monitor, as exitWork clears the worker: no interrupt lands on a thread that
+                // has left the work (a pooled thread that moved on to something else).
+                Thread worker = current.worker;
+                if (worker != null) {
+                    worker.interrupt();
+                }
+            }
         }
     }
 
@@ -276,15 +297,27 @@ public final class DefaultLock implements Lock {
 
     private <T, E extends Exception> LockResult<T> runHolding(LockedWork<T, E> work) throws E {
         T value;
+        enterWork();
         try {
             value = work.run();
         } catch (Throwable failure) {
+            exitWork();
             try {
                 release();
             } catch (RuntimeException releaseFailure) {
                 failure.addSuppressed(releaseFailure);
             }
             throw failure;
+        }
+        exitWork();
+        if (onLost == OnLost.ROLLBACK && !stillHeld()) {
+            release();
+            throw new LockLostException(
+                    "Lock '" + name + "' in store '" + binding.name() + "' was lost while its work ran (onLost"
+                            + " ROLLBACK): the work completed, but not under the lock for all of its time",
+                    name,
+                    binding.name(),
+                    null);
         }
         try {
             release();
@@ -295,6 +328,50 @@ public final class DefaultLock implements Lock {
                     releaseFailure);
         }
         return LockResult.of(value);
+    }
+
+    /**
+     * Marks the start of work under this handle's current hold on this thread: {@code Locks.current()} sees the
+     * handle, and {@link OnLost#INTERRUPT} interrupts this thread. Public for lock-cdi's interceptor.
+     */
+    public void enterWork() {
+        Hold current = hold.get();
+        if (current != null) {
+            current.worker = Thread.currentThread();
+        }
+        CurrentLocks.enter(this);
+    }
+
+    /** Marks the end of the work {@link #enterWork()} began, on the same thread. */
+    public void exitWork() {
+        Hold current = hold.get();
+        if (current != null) {
+            synchronized (current) {
+                if (current.worker == Thread.currentThread()) {
+                    current.worker = null;
+                }
+            }
+        }
+        CurrentLocks.exit(this);
+    }
+
+    /** Whether the hold survived the work: known lost without a store call, else one check with the store. */
+    private boolean stillHeld() {
+        Hold current = hold.get();
+        return current != null && !current.lost && isHeld();
+    }
+
+    @Override
+    public boolean isHeld() {
+        Hold current = hold.get();
+        boolean held = binding.call(name, () -> binding.store().inspect(name))
+                .filter(live -> live.owner().equals(owner))
+                .isPresent();
+        if (!held && current != null && hold.get() == current && !current.releasing) {
+            current.lost = true;
+            current.stopRenewal();
+        }
+        return held;
     }
 
     /**
@@ -312,9 +389,12 @@ public final class DefaultLock implements Lock {
         }
         current.releasing = true;
         current.stopRenewal();
+        Duration floor = minHold;
         boolean released;
         try {
-            released = binding.store().release(name, owner);
+            released = floor.isZero()
+                    ? binding.store().release(name, owner)
+                    : binding.store().release(name, owner, floor);
         } catch (LockStoreUnavailableException e) {
             throw binding.unavailable(name, e);
         }
@@ -409,6 +489,30 @@ public final class DefaultLock implements Lock {
         purpose = newPurpose == null ? "" : newPurpose;
         lastHolder = null;
         return this;
+    }
+
+    @Override
+    public Lock minHold(Duration atLeast) {
+        requireNotStarted("minHold(...)");
+        minHold = Durations.requireMinHold(atLeast, ttl, name, binding.name());
+        return this;
+    }
+
+    @Override
+    public Duration minHold() {
+        return minHold;
+    }
+
+    @Override
+    public Lock onLost(OnLost policy) {
+        requireNotStarted("onLost(...)");
+        onLost = java.util.Objects.requireNonNull(policy, "policy");
+        return this;
+    }
+
+    @Override
+    public OnLost onLost() {
+        return onLost;
     }
 
     private void requireNotStarted(String option) {

@@ -57,6 +57,22 @@ public final class Durations {
         return wait.toNanos();
     }
 
+    /**
+     * @return {@code minHold}, if it is zero or positive and at most {@code ttl} (a lock cannot be held at least
+     *         longer than its lease)
+     * @throws InvalidLockDurationException otherwise
+     */
+    public static Duration requireMinHold(Duration minHold, Duration ttl, String lockName, String storeName) {
+        if (minHold == null || minHold.isNegative() || minHold.compareTo(ttl) > 0) {
+            throw new InvalidLockDurationException(
+                    where(lockName, storeName) + "minHold must be between PT0S and the ttl " + ttl + ", got " + minHold,
+                    lockName,
+                    storeName,
+                    minHold);
+        }
+        return minHold;
+    }
+
     private static String where(String lockName, String storeName) {
         return "Lock '" + lockName + "' in store '" + storeName + "': ";
     }

@@ -32,6 +32,9 @@ import java.util.function.LongSupplier;
  * name's waiters;</li>
  * <li>extend: if the entry is live and its owner matches, replace it with one that expires {@code ttl} from now;
  * </li>
+ * <li>release with a minimum hold: in one {@code computeIfPresent}, if the owner's entry is live and its
+ * acquisition plus the minimum has passed, remove it and signal; if not, replace it with one that expires at that
+ * floor (never later than it already did);</li>
  * <li>force-release: remove a live entry whoever owns it; then signal.</li>
  * </ol>
  * Fences come from one counter per store, so they increase across every name, and therefore per name, also
@@ -136,6 +139,35 @@ public final class MemoryLockStore implements LockStore {
             signals.signal(name);
         }
         return released;
+    }
+
+    /** One atomic {@code computeIfPresent}: free the entry, or shorten it to the floor, or leave another's. */
+    @Override
+    public boolean release(String name, String owner, Duration minHold) {
+        long now = nanoClock.getAsLong();
+        long minHoldNanos = minHold.toNanos();
+        boolean[] outcome = new boolean[2]; // [0] released or floored, [1] freed now
+        locks.computeIfPresent(name, (key, existing) -> {
+            if (!existing.liveAt(now)) {
+                return null;
+            }
+            if (!existing.owner.equals(owner)) {
+                return existing;
+            }
+            outcome[0] = true;
+            long floor = existing.acquiredNanos + minHoldNanos;
+            if (floor - now <= 0) {
+                outcome[1] = true;
+                return null;
+            }
+            return floor - existing.expiresNanos >= 0
+                    ? existing
+                    : new Entry(owner, existing.holder, existing.fence, existing.acquiredNanos, floor);
+        });
+        if (outcome[1]) {
+            signals.signal(name);
+        }
+        return outcome[0];
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.exclusive.spi;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -54,6 +55,38 @@ public interface LockStore extends AutoCloseable {
      * @throws LockStoreUnavailableException if the backend cannot be reached
      */
     boolean release(String name, String owner);
+
+    /**
+     * Releases {@code name} if {@code owner} holds a live lease on it, but not before {@code minHold} has passed
+     * since that hold was acquired (by the store's clock, from the acquisition time it recorded): if it has, this
+     * is {@link #release(String, String)}; if not, the lease is shortened to end at {@code acquiredAt + minHold}
+     * (never lengthened: a lease that already ends before that is left alone), the owner and fence stay, and the
+     * lock then expires by itself. Waiters are not woken; they wake at the expiry.
+     *
+     * <p>The default asks {@link #inspect(String)} and then calls {@link #release(String, String)} or
+     * {@link #extend(String, String, Duration)}, which is owner-checked but not atomic: the floor is computed from
+     * the store's own times, but a store should implement it in one atomic step, as the built-in stores do.
+     *
+     * @param name    the full lock name
+     * @param owner   the releasing handle's owner id
+     * @param minHold how long after its acquisition the hold must last at least; not negative
+     * @return {@code true} if this call released the lock or left it to end at the floor; {@code false} if it
+     *         was free, expired, or held by another owner (then it is left as it is)
+     * @throws LockStoreUnavailableException if the backend cannot be reached
+     */
+    default boolean release(String name, String owner, Duration minHold) {
+        Optional<LockEntry> held = inspect(name).filter(entry -> entry.owner().equals(owner));
+        if (held.isEmpty()) {
+            return false;
+        }
+        LockEntry entry = held.get();
+        Instant storeNow = entry.expiresAt().minus(entry.remaining());
+        Duration untilFloor = Duration.between(storeNow, entry.acquiredAt().plus(minHold));
+        if (untilFloor.compareTo(Duration.ofMillis(1)) < 0) {
+            return release(name, owner);
+        }
+        return untilFloor.compareTo(entry.remaining()) >= 0 || extend(name, owner, untilFloor);
+    }
 
     /**
      * Releases {@code name} whoever holds it, and wakes its waiters.

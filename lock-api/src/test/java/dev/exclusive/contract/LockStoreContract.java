@@ -693,6 +693,90 @@ public abstract class LockStoreContract {
         assertFalse(lock("interrupted-work").isLocked(), "released although the flag was set");
     }
 
+    // ---------------------------------------------------------------- minimum hold
+
+    /** @return a minimum hold long enough to see the lock still held after a release, short enough to wait out */
+    protected Duration minHold() {
+        return Duration.ofMillis(800);
+    }
+
+    @Test
+    void releaseBeforeTheMinimumHoldKeepsTheLockUntilTheFloorThenFreesIt() {
+        long before = System.nanoTime();
+        Lock short_ = registry.lock("min-hold", Duration.ofSeconds(30)).minHold(minHold());
+        assertTrue(short_.get());
+        long fence = short_.fence().getAsLong();
+        assertTrue(short_.release(), "the release is accepted");
+        assertTrue(short_.fence().isEmpty(), "the handle holds nothing any more");
+        Lock next = lock("min-hold");
+        assertFalse(next.get(), "still held until acquisition + minHold");
+        Duration left = next.busyFor().orElseThrow();
+        // Stores count whole milliseconds and keep a lease through its last one (Redis with 2 ms of slack), so
+        // an answer within the acquisition's millisecond may be up to 2 ms above the floor.
+        assertTrue(
+                left.compareTo(minHold().plusMillis(2)) <= 0,
+                "the lease was shortened to the floor (store clock granularity allowed): " + left);
+        awaitTrue(next::get, minHold().multipliedBy(10));
+        long heldNanos = System.nanoTime() - before;
+        assertTrue(
+                heldNanos >= minHold().minusMillis(20).toNanos(),
+                "free only after the floor (store clock granularity allowed): " + Duration.ofNanos(heldNanos));
+        assertTrue(next.fence().getAsLong() > fence, "the fence still grows");
+    }
+
+    @Test
+    void releaseAfterTheMinimumHoldFreesAtOnce() throws InterruptedException {
+        Lock lock = registry.lock("min-hold-past", Duration.ofSeconds(30)).minHold(Duration.ofMillis(100));
+        assertTrue(lock.get());
+        Thread.sleep(300); // let the floor pass
+        assertTrue(lock.release());
+        assertTrue(lock("min-hold-past").get(), "past its floor, a release frees the lock");
+    }
+
+    @Test
+    void forceReleaseIgnoresTheMinimumHold() {
+        Lock lock = registry.lock("min-hold-forced", Duration.ofSeconds(60)).minHold(Duration.ofSeconds(30));
+        assertTrue(lock.get());
+        assertTrue(lock("min-hold-forced").forceRelease());
+        assertTrue(lock("min-hold-forced").get(), "an operator's force-release frees it at once");
+    }
+
+    @Test
+    void releaseWithAFloorLeavesAnotherOwnersLockAlone() {
+        String name = fullName("min-hold-other");
+        LockHolder holder = new LockHolder("contract-node", "main", "");
+        assertTrue(store.tryAcquire(name, "owner-1", holder, Duration.ofSeconds(30))
+                .acquired());
+        assertFalse(store.release(name, "owner-2", Duration.ofSeconds(1)));
+        assertFalse(store.release(fullName("min-hold-free"), "owner-1", Duration.ofSeconds(1)), "a free lock");
+        assertEquals("owner-1", store.inspect(name).orElseThrow().owner());
+        Duration remaining = store.inspect(name).orElseThrow().remaining();
+        assertTrue(remaining.compareTo(Duration.ofSeconds(20)) > 0, "untouched: " + remaining);
+    }
+
+    @Test
+    void aMinimumHoldLongerThanTheTtlIsRejected() {
+        InvalidLockDurationException e = assertThrows(
+                InvalidLockDurationException.class,
+                () -> registry.lock("min-hold-long", Duration.ofSeconds(1)).minHold(Duration.ofSeconds(2)));
+        assertTrue(e.getMessage().contains("min-hold-long") && e.getMessage().contains("PT2S"), e.getMessage());
+        assertThrows(
+                InvalidLockDurationException.class,
+                () -> registry.lock("min-hold-negative", Duration.ofSeconds(1)).minHold(Duration.ofMillis(-1)));
+    }
+
+    @Test
+    void isHeldAsksTheStoreForThisOwner() {
+        Lock lock = lock("is-held");
+        assertFalse(lock.isHeld());
+        assertTrue(lock.get());
+        assertTrue(lock.isHeld());
+        assertFalse(lock("is-held").isHeld(), "another handle holds it");
+        assertTrue(lock("is-held").forceRelease());
+        assertFalse(lock.isHeld(), "gone after a force-release");
+        assertTrue(lock.isExpired(), "and the handle knows it");
+    }
+
     // ---------------------------------------------------------------- fencing
 
     @Test

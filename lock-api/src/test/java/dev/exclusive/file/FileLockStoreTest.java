@@ -11,6 +11,8 @@ import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.contract.LockStoreContract;
+import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -86,6 +88,30 @@ class FileLockStoreTest extends LockStoreContract {
                     .acquired());
             assertTrue(late.tryAcquire("clocked", "b", holder, Duration.ofSeconds(10))
                     .acquired());
+        }
+    }
+
+    @Test
+    void aReleaseBeforeTheFloorEndsTheLeaseAtTheFloorOnOneReadingOfTheHostClock() {
+        // Each reading of this clock is 100 ms after the one before: a floor decided on two readings (an inspect,
+        // then an extend) would end the lease 100 ms or more after acquisition + minimum hold.
+        SettableClock ticking = new SettableClock(Instant.parse("2026-11-29T12:00:00Z"), Duration.ofMillis(100));
+        try (FileLockStore store = new FileLockStore(folder, "files", false, ticking)) {
+            LockHolder holder = new LockHolder("test", "main", "");
+            Acquisition.Acquired acquired =
+                    (Acquisition.Acquired) store.tryAcquire("floored", "a", holder, Duration.ofSeconds(60));
+            assertTrue(store.release("floored", "a", Duration.ofSeconds(30)));
+            LockEntry kept = store.inspect("floored").orElseThrow();
+            assertEquals(acquired.acquiredAt().plusSeconds(30), kept.expiresAt(), "the lease ends at the floor");
+            assertEquals("a", kept.owner());
+            assertEquals(acquired.fence(), kept.fence());
+            assertFalse(store.tryAcquire("floored", "b", holder, Duration.ofSeconds(60))
+                    .acquired());
+            ticking.advance(Duration.ofSeconds(30));
+            assertTrue(
+                    store.tryAcquire("floored", "b", holder, Duration.ofSeconds(60))
+                            .acquired(),
+                    "free once the host clock is past the floor");
         }
     }
 

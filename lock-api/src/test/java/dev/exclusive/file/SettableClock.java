@@ -7,13 +7,23 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock that stands still until a test moves it; safe to read from the store's cleanup thread. */
+/**
+ * A clock that stands still until a test moves it, or that moves on by a step at every reading (so a test can tell
+ * how many readings an operation took); safe to read from the store's cleanup thread.
+ */
 final class SettableClock extends Clock {
 
     private final AtomicReference<Instant> now;
+    private final Duration step;
 
     SettableClock(Instant start) {
+        this(start, Duration.ZERO);
+    }
+
+    /** @param step how far each reading moves the clock on, after it is read */
+    SettableClock(Instant start, Duration step) {
         this.now = new AtomicReference<>(start);
+        this.step = step;
     }
 
     void advance(Duration by) {
@@ -22,7 +32,7 @@ final class SettableClock extends Clock {
 
     @Override
     public Instant instant() {
-        return now.get();
+        return now.getAndUpdate(instant -> instant.plus(step));
     }
 
     @Override

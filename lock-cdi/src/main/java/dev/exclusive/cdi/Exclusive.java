@@ -1,5 +1,6 @@
 package dev.exclusive.cdi;
 
+import dev.exclusive.OnLost;
 import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
 import java.lang.annotation.Documented;
@@ -38,6 +39,10 @@ import java.time.temporal.ChronoUnit;
  * waits for the transaction to complete. A method returning {@code CompletionStage} holds the lock until the
  * stage completes. A call made while the same thread already holds the same lock (in the same store) runs
  * without taking it again and without releasing the outer hold.
+ *
+ * <p>While the method runs, {@link dev.exclusive.Locks#current()} and {@link dev.exclusive.Locks#assertHeld()} on its
+ * thread return its lock (the innermost one, for nested calls), for code that must only run under it or that
+ * passes the lock's fence on to a write.
  */
 @InterceptorBinding
 @Inherited
@@ -82,7 +87,20 @@ public @interface Exclusive {
     @Nonbinding
     long maxWait() default 0;
 
-    /** @return the unit of {@link #ttl()} and {@link #maxWait()} */
+    /**
+     * How long each hold lasts at least, in {@link #unit()}, measured from its acquisition on the store's clock: a
+     * method that returns sooner leaves the lock held until then (its lease is shortened to end at that floor
+     * instead of being freed), so another server whose timer fires up to that much later finds it busy.
+     * {@code 0} (the default): the lock is freed when the method returns. From {@code 0} to {@link #ttl()}, checked
+     * at deployment. For {@code @Schedule @Exclusive(onBusy = SKIP)} jobs that must run once per tick across
+     * servers however short the job is: set it a little above the servers' timer skew.
+     *
+     * @return the minimum hold
+     */
+    @Nonbinding
+    long minHold() default 0;
+
+    /** @return the unit of {@link #ttl()}, {@link #maxWait()} and {@link #minHold()} */
     @Nonbinding
     ChronoUnit unit() default ChronoUnit.SECONDS;
 
@@ -97,4 +115,32 @@ public @interface Exclusive {
     /** @return renew the lease in the background while the method runs, for work of unknown length */
     @Nonbinding
     boolean autoExtend() default false;
+
+    /**
+     * What happens when the lease ends while the method still runs: a renewal of {@link #autoExtend()} finds it
+     * gone (an operator force-released it, the store was unreachable for a whole ttl), or the method outlasted the
+     * ttl. Every policy logs the loss and fires {@link LockLost} when a renewal finds it; they differ in what they do
+     * to the method's work:
+     * <ul>
+     * <li>{@link OnLost#LOG} (the default): nothing; the result stands.</li>
+     * <li>{@link OnLost#INTERRUPT}: the thread running the method is interrupted as soon as a renewal finds the
+     * loss, so work that checks its interrupt flag or blocks interruptibly stops early. Needs {@link #autoExtend()}
+     * (only a renewal finds the loss while the method runs); not for a method returning {@code CompletionStage}
+     * (the threads that complete the stage are not known). Both fail deployment.</li>
+     * <li>{@link OnLost#ROLLBACK}: the method's result must not stand without the lock. Inside a JTA transaction
+     * (container-managed, the caller's, or one that {@code @Transactional} begins), the transaction is marked
+     * rollback-only as soon as a renewal finds the loss (when the container exposes its
+     * {@code TransactionManager}), the hold is checked against the store when the method returns (one round trip)
+     * and again just before the commit; a hold that is gone rolls the transaction back, and the caller gets a
+     * {@link dev.exclusive.LockLostException} naming the lock (from an EJB, as the cause of the container's
+     * exception). Outside a transaction, the hold is checked once when the method returns, and a method returning
+     * {@code CompletionStage} when its stage completes: a hold that is gone turns the result into a
+     * {@code LockLostException}. A lease can still end between the last check and the commit: a
+     * {@linkplain dev.exclusive.Lock#fence() fence} written with the data closes that window.</li>
+     * </ul>
+     *
+     * @return the policy for a lease that ends while the method runs
+     */
+    @Nonbinding
+    OnLost onLost() default OnLost.LOG;
 }

@@ -3,9 +3,11 @@ package dev.exclusive.cdi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.exclusive.OnLost;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class DeploymentValidationTest {
@@ -137,5 +139,51 @@ class DeploymentValidationTest {
         assertThat(message)
                 .contains("@Exclusive on " + Fine.class.getName() + "#run(): unknown store 'nowhere'"
                         + " (from config key Exclusive/store); configured stores: local");
+    }
+
+    static class OwnStage<T> extends CompletableFuture<T> {}
+
+    @ApplicationScoped
+    static class BadPolicies {
+        @Exclusive(value = "a", onLost = OnLost.INTERRUPT)
+        public void interruptWithoutRenewals() {}
+
+        @Exclusive(value = "b", onLost = OnLost.INTERRUPT, autoExtend = true)
+        public CompletableFuture<Void> interruptAStage() {
+            return null;
+        }
+
+        @Exclusive(value = "c", onLost = OnLost.ROLLBACK)
+        public OwnStage<Void> rollbackAStageOfItsOwnType() {
+            return null;
+        }
+
+        @Exclusive(value = "d")
+        public void configuredAsText() {}
+    }
+
+    @Test
+    void policiesThatCannotWorkFailDeploymentWithEveryOtherProblem() {
+        String bean = BadPolicies.class.getName();
+        Throwable failure = catchThrowable(
+                () -> Deployment.start(Map.of(bean + "/configuredAsText/Exclusive/onLost", "IGNORE"), BadPolicies.class)
+                        .close());
+
+        assertThat(failure).isNotNull();
+        String message = failure.getMessage();
+        assertThat(message).contains(DeploymentException.class.getName() + ": Exclusive: 4 problems");
+        assertThat(message)
+                .contains("@Exclusive on " + bean + "#interruptWithoutRenewals(): onLost = INTERRUPT needs autoExtend"
+                        + " = true: only a renewal finds the lease gone while the method runs");
+        assertThat(message)
+                .contains("#interruptAStage(): onLost = INTERRUPT cannot stop the work of a method returning"
+                        + " java.util.concurrent.CompletableFuture: the stage completes on threads the interceptor"
+                        + " does not know; use onLost = ROLLBACK");
+        assertThat(message)
+                .contains("#rollbackAStageOfItsOwnType(): onLost = ROLLBACK needs a return type that a"
+                        + " CompletableFuture fits");
+        assertThat(message)
+                .contains(bean + "/configuredAsText/Exclusive/onLost: 'IGNORE' is not a valid onLost for @Exclusive on "
+                        + bean + "#configuredAsText(); expected LOG, INTERRUPT or ROLLBACK");
     }
 }

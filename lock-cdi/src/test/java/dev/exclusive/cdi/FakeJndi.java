@@ -2,8 +2,10 @@ package dev.exclusive.cdi;
 
 import java.lang.reflect.Proxy;
 import java.util.Hashtable;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.naming.Context;
 import javax.naming.NameNotFoundException;
 import javax.naming.OperationNotSupportedException;
@@ -18,6 +20,9 @@ public final class FakeJndi implements InitialContextFactory {
 
     static final Map<String, Object> BOUND = new ConcurrentHashMap<>();
 
+    /** The names looked up since {@link #install}, in order. */
+    static final List<String> LOOKUPS = new CopyOnWriteArrayList<>();
+
     /** Restores the previous {@code java.naming.factory.initial} and unbinds everything. */
     interface Installed extends AutoCloseable {
         @Override
@@ -27,6 +32,7 @@ public final class FakeJndi implements InitialContextFactory {
     static Installed install(Map<String, Object> names) {
         String previous = System.getProperty(Context.INITIAL_CONTEXT_FACTORY);
         BOUND.putAll(names);
+        LOOKUPS.clear();
         System.setProperty(Context.INITIAL_CONTEXT_FACTORY, FakeJndi.class.getName());
         return () -> {
             if (previous == null) {
@@ -35,6 +41,7 @@ public final class FakeJndi implements InitialContextFactory {
                 System.setProperty(Context.INITIAL_CONTEXT_FACTORY, previous);
             }
             BOUND.clear();
+            LOOKUPS.clear();
         };
     }
 
@@ -44,6 +51,7 @@ public final class FakeJndi implements InitialContextFactory {
                 FakeJndi.class.getClassLoader(), new Class<?>[] {Context.class}, (proxy, method, arguments) -> {
                     switch (method.getName()) {
                         case "lookup":
+                            LOOKUPS.add(String.valueOf(arguments[0]));
                             Object bound = BOUND.get(String.valueOf(arguments[0]));
                             if (bound == null) {
                                 throw new NameNotFoundException(arguments[0] + " is not bound");

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exclusive.InvalidLockDurationException;
 import dev.exclusive.InvalidLockNameException;
+import dev.exclusive.LockLostException;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.cdi.internal.InvalidLockDurationExceptionMapper;
 import dev.exclusive.cdi.internal.InvalidLockNameExceptionMapper;
+import dev.exclusive.cdi.internal.LockLostExceptionMapper;
 import dev.exclusive.cdi.internal.LockStoreUnavailableExceptionMapper;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
@@ -99,6 +101,42 @@ class LockExceptionMappersTest {
             assertThat(log.records).extracting(record -> record.getLevel()).containsExactly(Level.INFO, Level.INFO);
             assertThat(log.printed()).contains("bad name", "bad ttl");
         }
+    }
+
+    @Test
+    void aLostLockIsServiceUnavailableNamingOnlyTheLockWithoutRetryAfter() {
+        Response response = new LockLostExceptionMapper().toResponse(lost());
+
+        assertThat(response.getStatus()).isEqualTo(503);
+        assertThat(response.getMediaType()).hasToString("application/problem+json");
+        assertThat(response.getHeaderString(HttpHeaders.RETRY_AFTER)).isNull();
+        assertThat(response.getEntity())
+                .isEqualTo("{\"type\":\"https://exclusive.dev/problems/lock-lost\",\"title\":\"Lock lost\","
+                        + "\"status\":503,\"detail\":\"The lock 'reports:daily' was lost before this request's work was"
+                        + " done, so its result was not kept; try again.\",\"lock\":\"reports:daily\"}");
+        assertThat((String) response.getEntity()).doesNotContain(FORBIDDEN);
+    }
+
+    @Test
+    void aLostLockIsLoggedOnceAsAWarningWithTheWholeException() {
+        try (LogRecorder log = new LogRecorder()) {
+            new LockLostExceptionMapper().toResponse(lost());
+
+            assertThat(log.records).hasSize(1);
+            assertThat(log.records.get(0).getLevel()).isEqualTo(Level.WARNING);
+            assertThat(log.printed())
+                    .contains("dev.exclusive.LockLostException: Lock 'reports:daily' in store 'shared' was lost while"
+                            + " @Exclusive on com.acme.Orders#ship(Order) ran");
+        }
+    }
+
+    private static LockLostException lost() {
+        return new LockLostException(
+                "Lock 'reports:daily' in store 'shared' was lost while @Exclusive on com.acme.Orders#ship(Order) ran"
+                        + " (onLost = ROLLBACK): its transaction is marked rollback-only",
+                "reports:daily",
+                "shared",
+                null);
     }
 
     private static LockStoreUnavailableException unreachable() {

@@ -109,4 +109,50 @@ class ManagedThreadsTest {
         }
         awaitStopped(renewal);
     }
+
+    @Test
+    void theManagedThreadFactoryIsLookedUpAsTheApplicationStartsNotOnTheFirstCallThatNeedsAThread() {
+        ManagedThreadFactory managed = new ManagedThreadFactory();
+        try (FakeJndi.Installed jndi = FakeJndi.install(Map.of("java:comp/DefaultManagedThreadFactory", managed));
+                Deployment deployment = Deployment.start(PROBE_STORE, Exports.class)) {
+            assertThat(FakeJndi.LOOKUPS)
+                    .as("looked up as the application starts, before any call")
+                    .containsOnlyOnce("java:comp/DefaultManagedThreadFactory");
+            assertThat(managed.made).as("no thread made yet").isEmpty();
+
+            deployment.select(Exports.class).export();
+
+            assertThat(FakeJndi.LOOKUPS)
+                    .as("not looked up again by the call that needed a thread")
+                    .containsOnlyOnce("java:comp/DefaultManagedThreadFactory");
+            assertThat(managed.made).isNotEmpty();
+        }
+    }
+
+    @Test
+    void theFactoryOfExclusivesThreadsIsABeanForTheApplicationToo() {
+        ManagedThreadFactory managed = new ManagedThreadFactory();
+        try (FakeJndi.Installed jndi = FakeJndi.install(Map.of("java:comp/DefaultManagedThreadFactory", managed));
+                Deployment deployment = Deployment.start(PROBE_STORE)) {
+            ThreadFactory threads = deployment.select(ThreadFactory.class, ExclusiveThreads.Literal.INSTANCE);
+            Thread thread = threads.newThread(() -> {});
+
+            assertThat(managed.made).containsExactly(thread);
+        }
+    }
+
+    @Test
+    void withoutANamingContextTheFactoryOfExclusivesThreadsMakesPlainThreads() {
+        try (Deployment deployment = Deployment.start(PROBE_STORE)) {
+            ThreadFactory threads = deployment.select(ThreadFactory.class, ExclusiveThreads.Literal.INSTANCE);
+            Thread thread = threads.newThread(() -> {});
+
+            assertThat(thread.getName())
+                    .as("Executors.defaultThreadFactory()'s")
+                    .startsWith("pool-");
+            assertThat(thread.isDaemon())
+                    .as("unnamed and not a daemon until NamedThreads makes it one")
+                    .isFalse();
+        }
+    }
 }

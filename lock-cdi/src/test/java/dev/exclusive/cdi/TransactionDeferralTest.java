@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
 import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionSynchronizationRegistryImple;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
+import dev.exclusive.Lock;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.Locks;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
@@ -38,6 +40,11 @@ class TransactionDeferralTest {
         @Exclusive("stock:{0}")
         public boolean reserve(String sku) {
             return registry.lock("stock:" + sku, 1).isLocked();
+        }
+
+        @Exclusive("stock:{0}")
+        public Lock current(String sku) {
+            return Locks.assertHeld();
         }
     }
 
@@ -87,6 +94,18 @@ class TransactionDeferralTest {
 
         transactions.commit();
         assertThat(locked("a")).isFalse();
+    }
+
+    @Test
+    void aLaterCallInTheSameTransactionRunsUnderTheSameHold() throws Exception {
+        transactions.begin();
+
+        Lock first = stock.current("d");
+        Lock second = stock.current("d");
+
+        assertThat(second).isSameAs(first);
+        assertThat(Locks.current()).as("the caller runs no work under it").isEmpty();
+        transactions.commit();
     }
 
     @Test

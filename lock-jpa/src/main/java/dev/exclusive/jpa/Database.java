@@ -18,8 +18,8 @@ enum Database {
         }
 
         @Override
-        String plusMillis(String parameter) {
-            return "(CURRENT_TIMESTAMP + CAST(" + parameter + " AS DOUBLE PRECISION) * INTERVAL '1 millisecond')";
+        String plusMillis(String time, String parameter) {
+            return "(" + time + " + CAST(" + parameter + " AS DOUBLE PRECISION) * INTERVAL '1 millisecond')";
         }
 
         @Override
@@ -89,8 +89,8 @@ enum Database {
         }
 
         @Override
-        String plusMillis(String parameter) {
-            return "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL (" + parameter + " * 1000) MICROSECOND)";
+        String plusMillis(String time, String parameter) {
+            return "DATE_ADD(" + time + ", INTERVAL (" + parameter + " * 1000) MICROSECOND)";
         }
 
         @Override
@@ -141,8 +141,8 @@ enum Database {
         }
 
         @Override
-        String plusMillis(String parameter) {
-            return MARIADB.plusMillis(parameter);
+        String plusMillis(String time, String parameter) {
+            return MARIADB.plusMillis(time, parameter);
         }
 
         @Override
@@ -194,8 +194,8 @@ enum Database {
         }
 
         @Override
-        String plusMillis(String parameter) {
-            return "DATEADD(MILLISECOND, " + parameter + ", " + NOW + ")";
+        String plusMillis(String time, String parameter) {
+            return "DATEADD(MILLISECOND, " + parameter + ", " + time + ")";
         }
 
         @Override
@@ -260,7 +260,12 @@ enum Database {
     abstract String now();
 
     /** @return the database's current time plus {@code parameter} milliseconds (may be negative) */
-    abstract String plusMillis(String parameter);
+    String plusMillis(String parameter) {
+        return plusMillis(now(), parameter);
+    }
+
+    /** @return the timestamp {@code time} (an expression of this database's type) plus {@code parameter} ms */
+    abstract String plusMillis(String time, String parameter);
 
     /** @return {@code column} as epoch milliseconds (a BIGINT) */
     abstract String epochMillis(String column);

@@ -59,10 +59,16 @@ import java.util.regex.Pattern;
  *
  * <p><b>Release</b>: {@code UPDATE ... SET owner = NULL, expires_at = now WHERE name = ? AND owner = ? AND
  * live}; <b>force-release</b> the same without the owner; <b>extend</b>: {@code UPDATE ... SET expires_at =
- * now + ttl WHERE name = ? AND owner = ? AND live}. Each is one statement in its own transaction, so it is atomic
- * for the same reason. A release wakes waiters in this JVM at once ({@link LocalSignals}, shared by every store on
- * the same database URL and table); waiters elsewhere poll with a jittered backoff ({@link #waitPolicy()},
- * bounded by their wait and by the holder's remaining time, which the database computed).
+ * now + ttl WHERE name = ? AND owner = ? AND live}; <b>release with a minimum hold</b>, with {@code floor =
+ * acquired_at + minHold}: {@code UPDATE ... SET owner = CASE WHEN floor <= now THEN NULL ELSE owner END,
+ * expires_at = CASE WHEN floor <= now THEN now ELSE LEAST(expires_at, floor) END WHERE name = ? AND owner = ? AND
+ * live}, which frees the row past its floor and otherwise ends the lease there (never later than it did), keeping
+ * owner and fence; whether it freed the row is returned ({@code RETURNING} on PostgreSQL) or read back in the same
+ * transaction, whose write lock on the row still holds. Each is one statement in its own transaction, so it is
+ * atomic for the same reason. A release that frees a row wakes waiters in this JVM at once ({@link LocalSignals},
+ * shared by every store on the same database URL and table); one that keeps it until its floor wakes nobody.
+ * Waiters elsewhere poll with a jittered backoff ({@link #waitPolicy()}, bounded by their wait and by the holder's
+ * remaining time, which the database computed).
  *
  * <p><b>Clock.</b> Every expiry is decided by the database server's clock inside the statements
  * ({@code CURRENT_TIMESTAMP} on PostgreSQL and H2, {@code UTC_TIMESTAMP(6)} on MariaDB/MySQL, so the session time
@@ -216,6 +222,18 @@ public final class JpaLockStore implements LockStore {
             signals.signal(name);
         }
         return released;
+    }
+
+    /** One statement on the database clock: free the row past its floor, or end its lease there. */
+    @Override
+    public boolean release(String name, String owner, Duration minHold) {
+        long millis = minHold.toMillis();
+        LockTable.Floored outcome =
+                lockTable().release(name, owner, minHold.minusMillis(millis).isZero() ? millis : millis + 1);
+        if (outcome == LockTable.Floored.RELEASED) {
+            signals.signal(name);
+        }
+        return outcome != LockTable.Floored.NOT_HELD;
     }
 
     @Override

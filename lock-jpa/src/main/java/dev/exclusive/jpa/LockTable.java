@@ -132,6 +132,43 @@ final class LockTable {
                 == 1;
     }
 
+    /** What a release with a minimum hold did. */
+    enum Floored {
+        /** the lock was free, expired or another owner's */
+        NOT_HELD,
+        /** the floor had passed: the row is free */
+        RELEASED,
+        /** the floor is ahead: the lease now ends there, or already ended before */
+        KEPT
+    }
+
+    /**
+     * One statement decides and changes; where it cannot return the row (all but PostgreSQL), the row it just
+     * wrote, still locked by this transaction, is read back to tell a freed lock from a kept one.
+     */
+    Floored release(String name, String owner, long minHoldMillis) {
+        return change(name, em -> {
+            Query release = query(em, statements.releaseWithFloor)
+                    .setParameter(1, name)
+                    .setParameter(2, owner)
+                    .setParameter(3, minHoldMillis);
+            Object freed;
+            if (statements.database.returning()) {
+                List<?> rows = release.getResultList();
+                if (rows.isEmpty()) {
+                    return Floored.NOT_HELD;
+                }
+                freed = rows.get(0);
+            } else {
+                if (release.executeUpdate() == 0) {
+                    return Floored.NOT_HELD;
+                }
+                freed = query(em, statements.readFreed).setParameter(1, name).getSingleResult();
+            }
+            return number(freed) == 1 ? Floored.RELEASED : Floored.KEPT;
+        });
+    }
+
     /** @return whether a live lease was freed */
     boolean forceRelease(String name) {
         return change(

@@ -21,6 +21,15 @@ final class Statements {
     final String readRemaining;
 
     final String release;
+    /**
+     * Frees the owner's live lease once its acquisition plus the minimum hold (the floor) has passed, or else ends
+     * it at the floor unless it ends sooner: name, owner, minimum hold ms. On PostgreSQL it returns 1 if it freed
+     * the row, 0 if it kept it.
+     */
+    final String releaseWithFloor;
+    /** Whether the row of name is free (1) or held (0): read after {@link #releaseWithFloor} without RETURNING. */
+    final String readFreed;
+
     final String forceRelease;
     /** ttl ms, name, owner. */
     final String extend;
@@ -71,6 +80,15 @@ final class Statements {
                 "SELECT " + database.remainingMillis("expires_at") + " FROM " + table + " WHERE name = ?1 AND " + live;
         this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + now
                 + " WHERE name = ?1 AND owner = ?2 AND " + live;
+        // One statement decides and changes, as release does; both CASEs see the row as it was (MariaDB and MySQL
+        // assign left to right, but expires_at's CASE reads acquired_at and expires_at, never owner).
+        String floor = database.plusMillis("acquired_at", "?3");
+        String passed = floor + " <= " + now;
+        this.releaseWithFloor = "UPDATE " + table + " SET owner = CASE WHEN " + passed + " THEN NULL ELSE owner END,"
+                + " expires_at = CASE WHEN " + passed + " THEN " + now + " ELSE LEAST(expires_at, " + floor + ") END"
+                + " WHERE name = ?1 AND owner = ?2 AND " + live
+                + (database.returning() ? " RETURNING CASE WHEN owner IS NULL THEN 1 ELSE 0 END" : "");
+        this.readFreed = "SELECT CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM " + table + " WHERE name = ?1";
         this.forceRelease =
                 "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND " + live;
         this.extend = "UPDATE " + table + " SET expires_at = " + database.plusMillis("?1")

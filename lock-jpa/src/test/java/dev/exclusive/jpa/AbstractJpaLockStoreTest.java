@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -35,6 +36,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.hibernate.cfg.AvailableSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -150,6 +152,31 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
                             .acquired(),
                     Duration.ofSeconds(5));
             assertFalse(farEast.release(dead, "a"));
+        }
+    }
+
+    @Test
+    void aReleaseBeforeTheFloorEndsTheLeaseAtTheFloorInOneStatementHoweverSlowTheConnection() {
+        // 150 ms before every statement: a floor read by one statement and applied by another (an inspect, then
+        // an extend, each on its own reading of the database clock) would end the lease at least that much after
+        // acquisition + minimum hold.
+        SlowStatements slow = new SlowStatements();
+        try (EntityManagerFactory slowFactory = database().open(Map.of(AvailableSettings.STATEMENT_INSPECTOR, slow));
+                JpaLockStore slowStore =
+                        JpaLockStore.builder(slowFactory).createTable(true).build()) {
+            JpaLockStore store = store(JpaLockStore.builder(factory).createTable(true));
+            String name = unique("floored");
+            Acquisition.Acquired acquired =
+                    (Acquisition.Acquired) slowStore.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60));
+            slow.delay(Duration.ofMillis(150));
+            assertTrue(slowStore.release(name, "a", Duration.ofSeconds(30)));
+            assertTrue(slow.delayed() > 0, "the statements were slow");
+            LockEntry kept = store.inspect(name).orElseThrow();
+            assertEquals(acquired.acquiredAt().plusSeconds(30), kept.expiresAt(), "the lease ends at the floor");
+            assertEquals("a", kept.owner());
+            assertEquals(acquired.fence(), kept.fence());
+            assertFalse(
+                    store.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(1)).acquired());
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.exclusive.redis;
 
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.Secrets;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
@@ -36,10 +37,10 @@ final class RedisFailures {
         Secrets secrets = topology.secrets();
         return new LockStoreUnavailableException(
                 "Redis store '" + storeName + "' could not " + what + " on " + topology.target() + ": "
-                        + secrets.redact(failure.getMessage()) + "; check that Redis is running and reachable",
+                        + secrets.mask(failure.getMessage()) + "; check that Redis is running and reachable",
                 lockName,
                 storeName,
-                secrets.redact(failure));
+                secrets.mask(failure));
     }
 
     /** @return the exception for a Cluster or Sentinels that cannot be reached while the store is built */
@@ -50,10 +51,10 @@ final class RedisFailures {
                         + (settings.clusterNodes().isEmpty()
                                 ? "the sentinels " + RedisTopology.describe(settings.sentinels())
                                 : "the cluster " + RedisTopology.describe(settings.clusterNodes()))
-                        + ": " + secrets.redact(failure.getMessage()),
+                        + ": " + secrets.mask(failure.getMessage()),
                 null,
                 settings.storeName(),
-                secrets.redact(failure));
+                secrets.mask(failure));
     }
 
     /** @return whether {@code failure} was caused by an interrupt, which cleared the thread's flag as it was thrown */

@@ -47,6 +47,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * <li>release: if the hash's owner is the caller, delete it and {@code PUBLISH} the name; else answer
  * {@code false}. A hash whose {@code PX} passed reads as absent, so a late release never frees the next
  * holder.</li>
+ * <li>release with a minimum hold: the same script, given the minimum. If the owner matches, read {@code TIME};
+ * if the hash's acquisition time plus the minimum (the floor) has passed, delete and {@code PUBLISH} as release
+ * does; if not, {@code PEXPIRE} the hash to end at the floor (plus the 2 ms of slack) unless its {@code PTTL}
+ * already ends sooner, keep owner and fence, and publish nothing: waiters see it expire.</li>
  * <li>extend: if the owner matches, {@code PEXPIRE} the hash to the new ttl and push the counter's retention out
  * beyond it.</li>
  * <li>force-release: delete the hash if it exists; then {@code PUBLISH}.</li>
@@ -211,11 +215,24 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
+        return release(name, owner, "0");
+    }
+
+    /** The release script with a floor: it frees the lock past it, or shortens the lease to it, in one step. */
+    @Override
+    public boolean release(String name, String owner, Duration minHold) {
+        long millis = minHold.toMillis();
+        return release(name, owner, Long.toString(minHold.minusMillis(millis).isZero() ? millis : millis + 1));
+    }
+
+    private boolean release(String name, String owner, String minHoldMillis) {
         return RedisReplies.yes(call(
                 name,
                 "release",
                 () -> RedisScript.RELEASE.run(
-                        client, List.of(RedisKeys.lockKey(name)), List.of(owner, RedisKeys.RELEASED_CHANNEL, name))));
+                        client,
+                        List.of(RedisKeys.lockKey(name)),
+                        List.of(owner, RedisKeys.RELEASED_CHANNEL, name, minHoldMillis))));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.exclusive.redis;
 
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.Secrets;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Collection;

@@ -2,6 +2,7 @@ package dev.exclusive.redis;
 
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
+import dev.exclusive.spi.Secrets;
 import dev.exclusive.spi.StoreSettings;
 import java.net.URI;
 import java.net.URISyntaxException;

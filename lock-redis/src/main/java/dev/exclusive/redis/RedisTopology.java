@@ -1,6 +1,7 @@
 package dev.exclusive.redis;
 
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.Secrets;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,7 +59,9 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
 
         /** @return what to mask in the store's messages: the URL's user info and the password */
         Secrets secrets() {
-            return Secrets.of(url, password);
+            return Secrets.rulesOnly()
+                    .withUrl(url == null ? null : url.toString())
+                    .withValue(password);
         }
 
         /** Names neither URL nor password. */
@@ -73,7 +76,7 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
     /** @return the topology of a client the application opened and closes */
     static RedisTopology of(UnifiedJedis client) {
         return new RedisTopology(
-                client, false, client.getClass().getSimpleName() + " of the application", Secrets.none());
+                client, false, client.getClass().getSimpleName() + " of the application", Secrets.rulesOnly());
     }
 
     /**

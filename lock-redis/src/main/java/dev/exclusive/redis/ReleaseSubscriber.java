@@ -1,6 +1,7 @@
 package dev.exclusive.redis;
 
 import dev.exclusive.spi.LocalSignals;
+import dev.exclusive.spi.Secrets;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.ThreadFactory;
@@ -175,7 +176,7 @@ final class ReleaseSubscriber {
                             "Store ''{0}'': the release subscription is down ({1}); waiters poll "
                                     + "at most every second until it is back",
                             storeName,
-                            secrets.redact(e.toString()));
+                            secrets.mask(e.toString()));
                 }
                 failing = true;
                 if (current.confirmed) {

@@ -13,11 +13,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.PooledConnectionProvider;
 
 /** The Lua scripts through the store SPI, on the shared Redis, each test under its own prefix. */
 class RedisScriptsTest {
@@ -123,6 +131,99 @@ class RedisScriptsTest {
         assertFalse(store.client().exists(RedisKeys.lockKey(name)), "a released lock leaves no lease key");
         long retained = store.client().pttl(RedisKeys.fenceKey(name));
         assertTrue(retained > Duration.ofMinutes(4).toMillis(), "the fence counter is kept: " + retained + " ms");
+    }
+
+    @Test
+    void aReleaseBeforeTheFloorEndsTheLeaseAtTheFloorInOneScriptHoweverSlowTheClient() {
+        // 150 ms between the client and Redis: a floor read by one script and applied by another (an inspect,
+        // then an extend) would end the lease at least that much after acquisition + minimum hold.
+        try (UnifiedJedis slow = slowClient(Duration.ofMillis(150));
+                RedisLockStore slowStore = RedisLockStore.using(slow, "slow")) {
+            String name = prefix + "floored";
+            Acquisition.Acquired acquired =
+                    (Acquisition.Acquired) slowStore.tryAcquire(name, "alice", HOLDER, Duration.ofSeconds(60));
+            assertTrue(slowStore.release(name, "alice", Duration.ofSeconds(30)));
+            LockEntry kept = store.inspect(name).orElseThrow();
+            Instant floor = acquired.acquiredAt().plusSeconds(30);
+            // PEXPIRE and PTTL count whole milliseconds on a reading of the clock that need not be TIME's: the
+            // floor release.lua sets and the end inspect.lua reports can each be a millisecond off (seen: 1 ms).
+            assertTrue(
+                    Duration.between(floor, kept.expiresAt()).abs().toMillis() <= 2,
+                    "the lease ends at the floor " + floor + ", got " + kept.expiresAt());
+            assertEquals("alice", kept.owner());
+            assertEquals(acquired.fence(), kept.fence());
+            assertFalse(store.tryAcquire(name, "bob", HOLDER, TTL).acquired());
+        }
+    }
+
+    @Test
+    void aReleaseBeforeTheFloorPublishesNothingAndOneAfterItDoes() throws InterruptedException {
+        String kept = prefix + "kept";
+        String freed = prefix + "freed";
+        BlockingQueue<String> published = new LinkedBlockingQueue<>();
+        CountDownLatch subscribed = new CountDownLatch(1);
+        JedisPubSub listener = new JedisPubSub() {
+            @Override
+            public void onSubscribe(String channel, int subscribedChannels) {
+                subscribed.countDown();
+            }
+
+            @Override
+            public void onMessage(String channel, String message) {
+                if (message.startsWith(prefix)) { // the shared Redis carries other tests' releases too
+                    published.add(message);
+                }
+            }
+        };
+        Thread subscriber = new Thread(() -> {
+            try (Jedis jedis = new Jedis(RedisServers.HOST, RedisServers.SHARED_PORT)) {
+                jedis.subscribe(listener, RedisKeys.RELEASED_CHANNEL);
+            }
+        });
+        subscriber.start();
+        try {
+            assertTrue(subscribed.await(10, TimeUnit.SECONDS), "subscribed");
+            assertTrue(store.tryAcquire(freed, "alice", HOLDER, TTL).acquired());
+            assertTrue(store.tryAcquire(kept, "alice", HOLDER, TTL).acquired());
+            assertTrue(store.release(kept, "alice", Duration.ofSeconds(20)));
+            Thread.sleep(50); // let the 10 ms floor of "freed" pass
+            assertTrue(store.release(freed, "alice", Duration.ofMillis(10)));
+            assertEquals(freed, published.poll(10, TimeUnit.SECONDS), "messages arrive in order: none for " + kept);
+            assertTrue(store.inspect(kept).isPresent(), "kept until its floor");
+            assertTrue(store.inspect(freed).isEmpty());
+        } finally {
+            listener.unsubscribe();
+            subscriber.join(10_000);
+        }
+    }
+
+    /** @return a client on the shared Redis that waits {@code delay} before sending each script */
+    private static UnifiedJedis slowClient(Duration delay) {
+        return new UnifiedJedis(
+                new PooledConnectionProvider(new HostAndPort(RedisServers.HOST, RedisServers.SHARED_PORT)),
+                1,
+                Duration.ofSeconds(2)) {
+            @Override
+            public Object evalsha(String sha1, List<String> keys, List<String> args) {
+                pause(delay);
+                return super.evalsha(sha1, keys, args);
+            }
+
+            @Override
+            public Object eval(String script, List<String> keys, List<String> args) {
+                pause(delay);
+                return super.eval(script, keys, args);
+            }
+        };
+    }
+
+    private static void pause(Duration delay) {
+        try {
+            Thread.sleep(delay.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while simulating a slow network", e);
+        }
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.Secrets;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -15,6 +16,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -79,7 +81,7 @@ class RedisSecretsTest {
 
     @Test
     void jedisFailuresThatRepeatAUrlOrAPasswordArePassedOnMasked() {
-        Secrets secrets = Secrets.of(URI.create("redis://default:Url%23Hidd3n@127.0.0.1:6379"), "Sett1ng#Hidd3n");
+        Secrets secrets = secretsOf("redis://default:Url%23Hidd3n@127.0.0.1:6379", "Sett1ng#Hidd3n");
         RedisFailures failures =
                 new RedisFailures("shared", new RedisTopology(null, false, "redis://127.0.0.1:6379", secrets));
         JedisDataException jedis = new JedisDataException(
@@ -94,18 +96,34 @@ class RedisSecretsTest {
         assertEquals(List.of(jedis.getStackTrace()), List.of(e.getCause().getStackTrace()), "and its stack trace");
 
         JedisConnectionException harmless = new JedisConnectionException("Connection refused");
-        assertTrue(secrets.redact(harmless) == harmless, "an exception without secrets is passed on as it is");
+        assertTrue(secrets.mask(harmless) == harmless, "an exception without secrets is passed on as it is");
     }
 
     @Test
     void secretsAndSettingsDescribeThemselvesWithoutTheirValues() {
-        Secrets secrets = Secrets.of(URI.create("redis://u:Url%23Hidd3n@h:1"), "Sett1ng#Hidd3n");
+        Secrets secrets = secretsOf("redis://u:Url%23Hidd3n@h:1", "Sett1ng#Hidd3n");
         assertHidden(secrets.toString(), "Hidd3n", "Sett1ng");
         assertFalse(RedisLockStore.builder()
                 .url(URI.create("redis://u:Url%23Hidd3n@h:1"))
                 .password("Sett1ng#Hidd3n")
                 .toString()
                 .contains("Hidd3n"));
+    }
+
+    /** @return what a store with this url and password setting masks */
+    private static Secrets secretsOf(String url, String password) {
+        return new RedisTopology.Settings(
+                        URI.create(url),
+                        null,
+                        password,
+                        Set.of(),
+                        null,
+                        Set.of(),
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(1),
+                        1,
+                        "shared")
+                .secrets();
     }
 
     private static void assertHidden(Throwable e, String... fragments) {

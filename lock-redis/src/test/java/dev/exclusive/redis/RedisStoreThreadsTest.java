@@ -34,7 +34,7 @@ class RedisStoreThreadsTest {
 
     @Test
     void theSubscriberThreadComesFromTheProvidersFactoryAndEndsWithTheStore() throws InterruptedException {
-        String storeName = "threads-" + UUID.randomUUID().toString().substring(0, 8);
+        String storeName = uniqueStoreName();
         List<Thread> made = new CopyOnWriteArrayList<>();
         ThreadFactory container = task -> {
             Thread thread = new Thread(task, "container-thread");
@@ -54,15 +54,12 @@ class RedisStoreThreadsTest {
         } finally {
             store.close();
         }
-        RedisServers.awaitTrue(
-                () -> threadsOf(storeName).isEmpty(),
-                Duration.ofSeconds(10),
-                "every thread of store '" + storeName + "' to end after close(); alive: " + threadsOf(storeName));
+        awaitNoThreadsOf(storeName);
     }
 
     @Test
     void withoutAFactoryTheSubscriberIsAPlainDaemonThreadThatEndsWithTheStore() throws InterruptedException {
-        String storeName = "threads-" + UUID.randomUUID().toString().substring(0, 8);
+        String storeName = uniqueStoreName();
         LockStore store = new RedisLockStoreProvider().create(storeName, Map.of("url", RedisServers.SHARED_URL));
         try {
             store.awaitRelease(storeName + ":free", Duration.ofMillis(1));
@@ -75,15 +72,12 @@ class RedisStoreThreadsTest {
         } finally {
             store.close();
         }
-        RedisServers.awaitTrue(
-                () -> threadsOf(storeName).isEmpty(),
-                Duration.ofSeconds(10),
-                "every thread of store '" + storeName + "' to end after close(); alive: " + threadsOf(storeName));
+        awaitNoThreadsOf(storeName);
     }
 
     @Test
     void aFactoryThatRefusesLeavesWaitersPollingAndAsksAgainLater() throws InterruptedException {
-        String storeName = "threads-" + UUID.randomUUID().toString().substring(0, 8);
+        String storeName = uniqueStoreName();
         AtomicInteger asked = new AtomicInteger();
         ThreadFactory shuttingDown = task -> {
             asked.incrementAndGet();
@@ -106,6 +100,18 @@ class RedisStoreThreadsTest {
             assertTrue(threadsOf(storeName).isEmpty());
             assertTrue(store.forceRelease(name));
         }
+    }
+
+    /** @return a store name of this test alone, so that its threads are told apart from other stores' */
+    private static String uniqueStoreName() {
+        return "threads-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static void awaitNoThreadsOf(String storeName) throws InterruptedException {
+        RedisServers.awaitTrue(
+                () -> threadsOf(storeName).isEmpty(),
+                Duration.ofSeconds(10),
+                "every thread of store '" + storeName + "' to end after close(); alive: " + threadsOf(storeName));
     }
 
     /** @return the live threads named after the store, whatever made them */

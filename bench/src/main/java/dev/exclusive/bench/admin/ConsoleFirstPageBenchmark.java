@@ -6,6 +6,8 @@ import dev.exclusive.admin.LockColumn;
 import dev.exclusive.admin.LockConsoleService;
 import dev.exclusive.admin.LockFilter;
 import dev.exclusive.admin.LockSort;
+import dev.exclusive.admin.internal.ConsoleCaller;
+import dev.exclusive.admin.internal.ConsoleSettings;
 import dev.exclusive.redis.RedisLockStore;
 import java.net.URI;
 import java.time.Duration;
@@ -62,7 +64,11 @@ public class ConsoleFirstPageBenchmark {
                 throw new IllegalStateException("could not take lock " + i);
             }
         }
-        console = new LockConsoleService(registry, locks);
+        ConsoleSettings defaults = ConsoleSettings.DEFAULTS;
+        console = new LockConsoleService(
+                registry,
+                new ConsoleSettings(defaults.route(), defaults.role(), defaults.refresh(), locks),
+                ConsoleCaller.nobody());
         int listed = console.read(LockFilter.all()).size();
         if (listed != locks) {
             throw new IllegalStateException("expected " + locks + " live locks, the console read " + listed);

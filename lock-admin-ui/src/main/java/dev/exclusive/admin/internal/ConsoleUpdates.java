@@ -1,5 +1,6 @@
 package dev.exclusive.admin.internal;
 
+import dev.exclusive.cdi.ExclusiveThreads;
 import dev.exclusive.cdi.LockAcquired;
 import dev.exclusive.cdi.LockForceReleased;
 import dev.exclusive.cdi.LockLost;
@@ -7,8 +8,8 @@ import dev.exclusive.cdi.LockReleased;
 import dev.exclusive.spi.NamedThreads;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Set;
@@ -27,9 +28,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * busy application pays an event dispatch and a compare-and-set per lock operation, and each console refreshes at
  * most once per {@link #COALESCE}, never on the application's threads.
  *
- * <p>That thread, named {@value #THREAD_NAME}, comes from the container's {@code ManagedThreadFactory}
- * ({@code java:comp/DefaultManagedThreadFactory}) inside a server, so it carries the application's context and the
- * server knows it; outside a container it is a plain daemon thread. Either way it ends when the application stops.
+ * <p>That thread, named {@value #THREAD_NAME}, comes from where lock-cdi's background threads come from
+ * ({@link ExclusiveThreads}): inside a server the container's {@code ManagedThreadFactory}, looked up as the
+ * application starts, so it carries the application's context and the server knows it; outside a container a plain
+ * daemon thread. Either way it ends when the application stops.
  */
 @ApplicationScoped
 public class ConsoleUpdates {
@@ -45,17 +47,19 @@ public class ConsoleUpdates {
 
     private final Set<Runnable> subscribers = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean scheduled = new AtomicBoolean();
-    private ThreadFactory threads;
+    private final ThreadFactory threads;
     private ScheduledThreadPoolExecutor deliveries;
     private boolean closed;
 
-    /**
-     * Looks the container's thread factory up as the application starts, on a thread that serves no user: a
-     * {@code ManagedThreadFactory} runs its threads with the context of the thread that looked it up, the security
-     * identity included, and without this the bean would be created on whichever request first took a lock.
-     */
-    void started(@Observes @Initialized(ApplicationScoped.class) Object application) {
-        threads();
+    /** For the container's client proxy. */
+    protected ConsoleUpdates() {
+        this.threads = null;
+    }
+
+    /** @param threads where the thread comes from: lock-cdi's {@link ExclusiveThreads @ExclusiveThreads} factory */
+    @Inject
+    public ConsoleUpdates(@ExclusiveThreads ThreadFactory threads) {
+        this.threads = NamedThreads.of(threads, THREAD_NAME);
     }
 
     /**
@@ -111,21 +115,13 @@ public class ConsoleUpdates {
         }
     }
 
-    private synchronized ThreadFactory threads() {
-        if (threads == null) {
-            ThreadFactory managed = ContainerThreads.managedThreadFactory();
-            threads = NamedThreads.of(managed, THREAD_NAME);
-            LOG.log(Level.DEBUG, "Lock console updates run on {0}", threads);
-        }
-        return threads;
-    }
-
     private synchronized ScheduledThreadPoolExecutor deliveries() {
         if (closed) {
             throw new IllegalStateException("The lock console's updates have stopped with the application");
         }
         if (deliveries == null) {
-            deliveries = new ScheduledThreadPoolExecutor(1, threads());
+            LOG.log(Level.DEBUG, "Lock console updates run on {0}", threads);
+            deliveries = new ScheduledThreadPoolExecutor(1, threads);
             deliveries.setRemoveOnCancelPolicy(true);
         }
         return deliveries;

@@ -2,6 +2,7 @@ package dev.exclusive.admin.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.exclusive.cdi.internal.ExclusiveExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,10 @@ import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The console's update thread: the container's, named, a daemon, and gone when the application stops. */
+/**
+ * The console's update thread: the container's (from lock-cdi's {@code @ExclusiveThreads} factory), named, a daemon,
+ * and gone when the application stops.
+ */
 class ConsoleUpdatesTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(10);
@@ -42,6 +46,7 @@ class ConsoleUpdatesTest {
         return new Weld("updates-test")
                 .disableDiscovery()
                 .beanClasses(ConsoleUpdates.class)
+                .addExtension(new ExclusiveExtension())
                 .initialize();
     }
 
@@ -76,13 +81,19 @@ class ConsoleUpdatesTest {
         FakeNaming.install(Map.of("java:comp/DefaultManagedThreadFactory", managed));
         Thread delivered;
         try (WeldContainer container = start()) {
+            List<String> atStart =
+                    List.of("java:app/AppName", "java:module/ModuleName", "java:comp/DefaultManagedThreadFactory");
             assertThat(FakeNaming.lookups())
-                    .as("looked up as the application starts, before any user's request")
-                    .containsExactly("java:comp/DefaultManagedThreadFactory");
+                    .as("looked up as the application starts, before any user's request (after lock-cdi asked for"
+                            + " the application's name)")
+                    .containsExactlyElementsOf(atStart);
 
             delivered =
                     threadThatDelivers(container.select(ConsoleUpdates.class).get());
 
+            assertThat(FakeNaming.lookups())
+                    .as("not looked up again when the thread is made")
+                    .containsExactlyElementsOf(atStart);
             assertThat(managed.made()).containsExactly(delivered);
             assertThat(delivered.getName()).isEqualTo("exclusive-console-updates");
             assertThat(delivered.isDaemon()).isTrue();
@@ -110,8 +121,7 @@ class ConsoleUpdatesTest {
     @Test
     void afterTheApplicationStoppedAChangeStartsNoThread() throws Exception {
         ManagedThreads managed = new ManagedThreads();
-        FakeNaming.install(Map.of("java:comp/DefaultManagedThreadFactory", managed));
-        ConsoleUpdates updates = new ConsoleUpdates();
+        ConsoleUpdates updates = new ConsoleUpdates(managed);
         threadThatDelivers(updates);
         updates.close();
         updates.subscribe(() -> {});

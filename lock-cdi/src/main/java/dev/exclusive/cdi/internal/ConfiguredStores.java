@@ -8,10 +8,12 @@ import dev.exclusive.UnknownStoreException;
 import dev.exclusive.memory.MemoryLockStore;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
+import dev.exclusive.spi.Secrets;
 import java.lang.System.Logger.Level;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
@@ -82,7 +84,7 @@ final class ConfiguredStores {
         String defaultStore = defaultStore(configuration, problems);
         if (configuration.stores().isEmpty() && problems.all().size() == before) {
             stores.put(FALLBACK_STORE, new MemoryLockStore());
-            secrets.put(FALLBACK_STORE, Secrets.RULES);
+            secrets.put(FALLBACK_STORE, Secrets.rulesOnly());
             prefixes.put(FALLBACK_STORE, null);
             types.put(FALLBACK_STORE, "memory");
         }
@@ -229,7 +231,7 @@ final class ConfiguredStores {
 
     /** @return what masks the secrets of a store's settings in texts about it */
     Secrets secrets(String storeName) {
-        return secrets.getOrDefault(storeName, Secrets.RULES);
+        return secrets.getOrDefault(storeName, Secrets.rulesOnly());
     }
 
     String defaultStore() {
@@ -237,19 +239,17 @@ final class ConfiguredStores {
     }
 
     /**
-     * @param listener        told of every lock operation, or {@code null} when nobody listens
+     * @param listeners       told of every lock operation, in this order; none when nobody listens
      * @param applicationName the container's name for the application, if it has one
      * @return the registry over every store, viewing the default store; it owns the stores from now on
      */
-    LockRegistry registry(LockListener listener, Optional<String> applicationName) {
+    LockRegistry registry(List<LockListener> listeners, Optional<String> applicationName) {
         LockRegistry.Builder builder = LockRegistry.builder()
                 .threadFactory(threads)
                 .defaultStore(defaultStore)
                 .instanceName(instanceName);
         stores.forEach((name, store) -> builder.store(name, store, prefix(name, applicationName)));
-        if (listener != null) {
-            builder.listener(listener);
-        }
+        listeners.forEach(builder::listener);
         return builder.build();
     }
 }

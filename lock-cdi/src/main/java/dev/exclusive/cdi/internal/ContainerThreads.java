@@ -12,16 +12,19 @@ import javax.naming.NamingException;
 import javax.naming.NoInitialContextException;
 
 /**
- * Where the background threads of the registry (lease renewal) and of the stores come from: the container's
- * Jakarta Concurrency {@code ManagedThreadFactory} when there is one, so that a server knows the threads and gives
- * them the application's context; else plain Java SE threads. The registry and the stores name them
- * ({@code exclusive-...}), make them daemons and stop them when the registry closes at shutdown.
+ * Where the background threads of the registry (lease renewal), of the stores and of the lock console come from:
+ * the container's Jakarta Concurrency {@code ManagedThreadFactory} when there is one, so that a server knows the
+ * threads and gives them the application's context; else plain Java SE threads. The registry and the stores name
+ * them ({@code exclusive-...}), make them daemons and stop them when the registry closes at shutdown. It is the
+ * {@link dev.exclusive.cdi.ExclusiveThreads @ExclusiveThreads} bean.
  *
- * <p>The factory is found on first use, not at deployment: a server binds {@code java:comp} to the application's
- * threads, and the first thread is made when a call first needs it (the first {@code autoExtend} hold). Order:
- * JNDI {@value #JNDI_NAME}, then a CDI bean of type {@code ManagedThreadFactory} once the container has started.
- * Without any JNDI provider (Java SE) the lookup is not repeated; while none is found, threads are plain. The
- * type is only named, never linked, so lock-cdi runs without the Concurrency API.
+ * <p>The factory is looked up as the application starts ({@link ExclusiveExtension} observes
+ * {@code @Initialized(ApplicationScoped.class)}), not at deployment, where a server may not have bound
+ * {@code java:comp} yet, and not on the first call that needs a thread, which may serve a user: a managed thread
+ * runs with the context of whoever looked its factory up, security identity included. Order: JNDI
+ * {@value #JNDI_NAME}, then a CDI bean of type {@code ManagedThreadFactory} once the container has started. Without
+ * any JNDI provider (Java SE) the lookup is not repeated; while none is found otherwise, threads are plain and the
+ * next thread asks again. The type is only named, never linked, so lock-cdi runs without the Concurrency API.
  */
 final class ContainerThreads implements ThreadFactory {
 
@@ -63,16 +66,22 @@ final class ContainerThreads implements ThreadFactory {
                     }
                     managed = found;
                     if (found == null && reported.compareAndSet(false, true)) {
-                        LOG.log(
-                                Level.DEBUG,
-                                "No Jakarta Concurrency ManagedThreadFactory ({0} or a CDI bean): Exclusive's"
-                                        + " background threads are plain threads",
-                                JNDI_NAME);
+                        report();
                     }
                 }
             }
         }
         return found;
+    }
+
+    /** At {@code DEBUG}: Java SE and a plain servlet container run this way on purpose. */
+    private void report() {
+        LOG.log(
+                Level.DEBUG,
+                "No Jakarta Concurrency ManagedThreadFactory ({0} or a CDI bean): Exclusive''s background threads"
+                        + " are plain threads; in a server, enable Jakarta Concurrency (on Open Liberty: feature"
+                        + " concurrent-3.0) for threads the server manages",
+                JNDI_NAME);
     }
 
     private ThreadFactory fromJndi() {
@@ -82,7 +91,16 @@ final class ContainerThreads implements ThreadFactory {
         try {
             InitialContext context = new InitialContext();
             try {
-                return context.lookup(JNDI_NAME) instanceof ThreadFactory factory ? factory : null;
+                Object found = context.lookup(JNDI_NAME);
+                if (found instanceof ThreadFactory factory) {
+                    return factory;
+                }
+                LOG.log(
+                        Level.INFO,
+                        "{0} is a {1}, not a thread factory: Exclusive''s background threads do not use it",
+                        JNDI_NAME,
+                        found == null ? "null" : found.getClass().getName());
+                return null;
             } finally {
                 context.close();
             }

@@ -1,9 +1,14 @@
 package dev.exclusive.cdi.internal;
 
+import dev.exclusive.LockListener;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.OnLost;
 import dev.exclusive.cdi.Exclusive;
+import dev.exclusive.cdi.ExclusiveThreads;
 import dev.exclusive.cdi.Store;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Default;
@@ -24,6 +29,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -35,10 +41,12 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *
  * <p>Order: {@code ProcessManagedBean} (managed beans and EJBs) collects the annotated methods of each bean class;
  * {@code AfterBeanDiscovery} reads the configuration, builds the stores (their threads from
- * {@link ContainerThreads}) and one plan per bean class and method, and adds beans or the one definition error;
- * {@code AfterDeploymentValidation} resolves which lock events have observers, asks the container for the
- * application's name (the default prefix of shared stores), and starts the registry with an event bridge only if
- * some events are observed; {@code BeforeShutdown} closes the registry, which stops its threads and the stores.
+ * {@link ContainerThreads}, also the {@link ExclusiveThreads @ExclusiveThreads} bean) and one plan per bean class and
+ * method, and adds beans or the one definition error; {@code AfterDeploymentValidation} resolves which lock events
+ * have observers, asks the container for the application's name (the default prefix of shared stores), and starts
+ * the registry with an event bridge only if some events are observed; {@code @Initialized(ApplicationScoped.class)}
+ * looks the container's thread factory up; {@code BeforeShutdown} closes the registry, which stops its threads and
+ * the stores.
  */
 public class ExclusiveExtension implements Extension {
 
@@ -58,6 +66,9 @@ public class ExclusiveExtension implements Extension {
     void addInterceptor(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
         event.addAnnotatedType(
                 beanManager.createAnnotatedType(ExclusiveInterceptor.class), ExclusiveInterceptor.class.getName());
+        event.addAnnotatedType(
+                beanManager.createAnnotatedType(ExclusiveTransactionInterceptor.class),
+                ExclusiveTransactionInterceptor.class.getName());
     }
 
     <T> void collect(@Observes ProcessManagedBean<T> event) {
@@ -130,6 +141,13 @@ public class ExclusiveExtension implements Extension {
                     .scope(Dependent.class)
                     .createWith(context -> registry().store(name));
         }
+        event.<ThreadFactory>addBean()
+                .id(ExclusiveExtension.class.getName() + ".threads")
+                .beanClass(ExclusiveExtension.class)
+                .types(ThreadFactory.class, Object.class)
+                .qualifiers(ExclusiveThreads.Literal.INSTANCE, Any.Literal.INSTANCE)
+                .scope(Dependent.class)
+                .createWith(context -> threads);
         if (healthApiPresent(loader)) {
             StoreHealthChecks.register(event, built);
         }
@@ -141,7 +159,19 @@ public class ExclusiveExtension implements Extension {
         }
         ClassLoader loader = classLoader();
         threads.containerStarted(beanManager);
-        LockRegistry started = stores.registry(EventBridge.create(beanManager, loader), ApplicationName.lookup());
+        Transactions transactions = Transactions.resolve(beanManager, loader);
+        List<LockListener> listeners = new ArrayList<>(2);
+        if (renewsUnderRollback(plans)) {
+            LockListener lostLeases = transactions.lostLeases();
+            if (lostLeases != null) {
+                listeners.add(lostLeases); // first: the transaction is marked before observers hear of the loss
+            }
+        }
+        EventBridge events = EventBridge.create(beanManager, loader);
+        if (events != null) {
+            listeners.add(events);
+        }
+        LockRegistry started = stores.registry(listeners, ApplicationName.lookup());
         Map<Class<?>, Map<Method, MethodPlan>> bound = new HashMap<>();
         plans.forEach((beanClass, methods) -> {
             Map<Method, MethodPlan> byMethod = new HashMap<>();
@@ -149,8 +179,26 @@ public class ExclusiveExtension implements Extension {
             bound.put(beanClass, Map.copyOf(byMethod));
         });
         plans = null;
-        invocations = new LockedInvocations(Map.copyOf(bound), Transactions.resolve(beanManager, loader));
+        invocations = new LockedInvocations(Map.copyOf(bound), transactions);
         registry = started;
+    }
+
+    /**
+     * Looks the container's thread factory up as the application starts, on a thread that serves no user (see
+     * {@link ContainerThreads}), rather than on the first call that needs a thread.
+     */
+    void applicationStarted(@Observes @Initialized(ApplicationScoped.class) Object application) {
+        ContainerThreads started = threads;
+        if (started != null && stores != null) {
+            started.managed();
+        }
+    }
+
+    /** @return whether a renewal can find a hold lost that a transaction must not commit without */
+    private static boolean renewsUnderRollback(Map<Class<?>, Map<Method, MethodPlan>> plans) {
+        return plans.values().stream()
+                .flatMap(methods -> methods.values().stream())
+                .anyMatch(plan -> plan.autoExtend() && plan.onLost() == OnLost.ROLLBACK);
     }
 
     void stop(@Observes BeforeShutdown event) {

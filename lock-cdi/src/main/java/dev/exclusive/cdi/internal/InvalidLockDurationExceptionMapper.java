@@ -4,7 +4,6 @@ import dev.exclusive.InvalidLockDurationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
-import java.lang.System.Logger.Level;
 
 /**
  * Answers an {@link InvalidLockDurationException} that reaches Jakarta REST (a lease or wait computed from the
@@ -14,17 +13,13 @@ import java.lang.System.Logger.Level;
 @Provider
 public class InvalidLockDurationExceptionMapper implements ExceptionMapper<InvalidLockDurationException> {
 
-    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
-
     @Override
     public Response toResponse(InvalidLockDurationException exception) {
-        LOG.log(Level.INFO, "Invalid lock duration; answered 400 Bad Request", Secrets.RULES.loggable(exception));
-        return ProblemDetails.of(
-                        Response.Status.BAD_REQUEST,
-                        "invalid-lock-duration",
-                        "Invalid lock duration",
-                        "The request asks for a lock duration or wait that is not valid: it must be positive (a"
-                                + " wait may be zero) and not too large.")
-                .toResponse();
+        return ProblemDetails.badRequest(
+                exception,
+                "invalid-lock-duration",
+                "Invalid lock duration",
+                "The request asks for a lock duration or wait that is not valid: it must be positive (a"
+                        + " wait may be zero) and not too large.");
     }
 }

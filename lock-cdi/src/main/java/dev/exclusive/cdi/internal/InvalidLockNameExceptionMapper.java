@@ -4,7 +4,6 @@ import dev.exclusive.InvalidLockNameException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
-import java.lang.System.Logger.Level;
 
 /**
  * Answers an {@link InvalidLockNameException} that reaches Jakarta REST (a request whose values render a lock name
@@ -15,17 +14,13 @@ import java.lang.System.Logger.Level;
 @Provider
 public class InvalidLockNameExceptionMapper implements ExceptionMapper<InvalidLockNameException> {
 
-    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
-
     @Override
     public Response toResponse(InvalidLockNameException exception) {
-        LOG.log(Level.INFO, "Invalid lock name; answered 400 Bad Request", Secrets.RULES.loggable(exception));
-        return ProblemDetails.of(
-                        Response.Status.BAD_REQUEST,
-                        "invalid-lock-name",
-                        "Invalid lock name",
-                        "The request's values do not make a valid lock name: a value is missing, or the name is"
-                                + " empty, too long or has control characters.")
-                .toResponse();
+        return ProblemDetails.badRequest(
+                exception,
+                "invalid-lock-name",
+                "Invalid lock name",
+                "The request's values do not make a valid lock name: a value is missing, or the name is"
+                        + " empty, too long or has control characters.");
     }
 }

@@ -1,6 +1,7 @@
 package dev.exclusive.cdi.internal;
 
 import dev.exclusive.LockBusyException;
+import dev.exclusive.spi.Secrets;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
@@ -21,7 +22,10 @@ public class LockBusyExceptionMapper implements ExceptionMapper<LockBusyExceptio
 
     @Override
     public Response toResponse(LockBusyException exception) {
-        LOG.log(Level.DEBUG, "Lock busy; answered 409 Conflict", Secrets.RULES.loggable(exception));
+        LOG.log(
+                Level.DEBUG,
+                "Lock busy; answered 409 Conflict",
+                Secrets.rulesOnly().mask(exception));
         String lock = exception.lockName().orElse(null);
         String detail = (lock == null ? "The lock" : "The lock '" + lock + "'") + " is held by another caller"
                 + exception

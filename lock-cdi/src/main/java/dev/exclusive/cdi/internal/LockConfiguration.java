@@ -1,5 +1,6 @@
 package dev.exclusive.cdi.internal;
 
+import dev.exclusive.spi.Secrets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

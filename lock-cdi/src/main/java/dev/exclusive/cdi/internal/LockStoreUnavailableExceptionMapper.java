@@ -1,6 +1,7 @@
 package dev.exclusive.cdi.internal;
 
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.Secrets;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
@@ -26,7 +27,7 @@ public class LockStoreUnavailableExceptionMapper implements ExceptionMapper<Lock
         LOG.log(
                 Level.WARNING,
                 "Lock store unavailable; answered 503 Service Unavailable, Retry-After: 5",
-                Secrets.RULES.loggable(exception));
+                Secrets.rulesOnly().mask(exception));
         return ProblemDetails.of(
                         Response.Status.SERVICE_UNAVAILABLE,
                         "lock-store-unavailable",

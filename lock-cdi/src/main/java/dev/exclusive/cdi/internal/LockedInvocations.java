@@ -2,13 +2,16 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.Lock;
 import dev.exclusive.LockBusyException;
+import dev.exclusive.LockLostException;
+import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.OnLost;
 import dev.exclusive.cdi.OnBusy;
+import dev.exclusive.spi.Secrets;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
-import java.util.HashSet;
+import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -19,9 +22,6 @@ import java.util.concurrent.ConcurrentHashMap;
 final class LockedInvocations {
 
     private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
-
-    /** The locks this thread holds through {@code @Exclusive} calls still running: store + NUL + name. */
-    private static final ThreadLocal<Set<String>> HELD = ThreadLocal.withInitial(HashSet::new);
 
     /** Bean class → method → plan: an inherited method has one plan per bean class that inherits it. */
     private final Map<Class<?>, Map<Method, MethodPlan>> plans;
@@ -43,24 +43,37 @@ final class LockedInvocations {
         MethodPlan plan = plan(context);
         String name = plan.name().render(context.getParameters());
         String key = plan.storeName() + '\0' + name;
-        Set<String> held = HELD.get();
-        if (held.contains(key) || transactions.holdsInTransaction(key)) {
-            return context.proceed();
+        LockedCall outer = LockedCall.holding(key);
+        if (outer != null) {
+            return run(new LockedCall(key, outer.lock, plan, context.getTarget(), LockedCall.Kind.NESTED), context);
         }
-        Lock lock = plan.registry().lock(name, plan.ttl()).purpose(plan.purpose());
-        if (plan.autoExtend()) {
-            lock.autoExtend(); // an option of this handle: the renewed lease is the one acquired and released
+        Lock inTransaction = transactions.heldInTransaction(key);
+        if (inTransaction != null) {
+            return run(
+                    new LockedCall(key, inTransaction, plan, context.getTarget(), LockedCall.Kind.IN_TRANSACTION),
+                    context);
         }
+        Lock lock = plan.lock(name);
         boolean acquired = plan.maxWait().isZero() ? lock.get() : lock.block(plan.maxWait());
         if (!acquired) {
             return busy(plan, lock);
         }
+        LockedCall call = new LockedCall(key, lock, plan, context.getTarget(), LockedCall.Kind.ACQUIRED);
         Object result;
-        held.add(key);
         try {
-            result = context.proceed();
+            result = run(call, context);
         } catch (Throwable failure) {
-            held.remove(key);
+            if (call.lostAtCompletion && !(failure instanceof LockLostException)) {
+                // a transaction that began inside this call (@Transactional) found the hold gone as it committed
+                LockLostException lost =
+                        lockLost(call, "its transaction was rolled back instead of committed", failure);
+                try {
+                    release(key, lock);
+                } catch (RuntimeException releaseFailure) {
+                    lost.addSuppressed(releaseFailure);
+                }
+                throw lost;
+            }
             try {
                 release(key, lock);
             } catch (RuntimeException releaseFailure) {
@@ -68,14 +81,119 @@ final class LockedInvocations {
             }
             throw failure;
         }
-        held.remove(key);
         if (plan.returns().stage() && result != null) {
-            CompletionStage<?> released =
-                    ((CompletionStage<?>) result).whenComplete((value, failure) -> releaseNow(lock));
-            return plan.returns().wrapsStage() ? released : result;
+            return releaseWhenComplete(call, (CompletionStage<?>) result);
+        }
+        if (plan.onLost() == OnLost.ROLLBACK && !call.guarded && lost(lock)) {
+            LockLostException lost = lockLost(call, "the method completed, but not under the lock for all of its time");
+            try {
+                release(key, lock);
+            } catch (RuntimeException releaseFailure) {
+                lost.addSuppressed(releaseFailure);
+            }
+            throw lost;
         }
         release(key, lock);
         return result;
+    }
+
+    /**
+     * Releases when the stage completes; under {@code OnLost.ROLLBACK} the hold is checked first, and a hold that is
+     * gone fails the stage (whose type the plan made sure can be replaced) with {@link LockLostException}.
+     */
+    private static Object releaseWhenComplete(LockedCall call, CompletionStage<?> stage) {
+        boolean check = call.plan.onLost() == OnLost.ROLLBACK;
+        CompletionStage<?> released = stage.whenComplete((value, failure) -> {
+            try {
+                if (check && failure == null && lost(call.lock)) {
+                    throw lockLost(call, "the stage completed, but not under the lock for all of its time");
+                }
+            } finally {
+                releaseNow(call.lock);
+            }
+        });
+        return call.plan.returns().wrapsStage() ? released : stage;
+    }
+
+    /**
+     * Whether the hold is gone: known without a store call when a renewal found it lost or the lease ran out by the
+     * handle's own clock (which never outlasts the store's), else one round trip. A store that cannot be reached
+     * leaves the handle's estimate to decide: an outage alone does not undo work whose lease has not run out.
+     */
+    static boolean lost(Lock lock) {
+        if (lock.isExpired()) {
+            return true;
+        }
+        try {
+            return !lock.isHeld();
+        } catch (LockStoreUnavailableException e) {
+            LOG.log(
+                    Level.WARNING,
+                    "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': could not check the hold"
+                            + " (onLost ROLLBACK); its lease has "
+                            + lock.remaining().map(Duration::toString).orElse("PT0S")
+                            + " left by this server's clock, so the result stands",
+                    Secrets.rulesOnly().mask(e));
+            return false;
+        }
+    }
+
+    /** @param outcome what became of the work, for the message */
+    static LockLostException lockLost(LockedCall call, String outcome) {
+        return lockLost(call, outcome, null);
+    }
+
+    /**
+     * @param outcome what became of the work, for the message
+     * @param cause   the failure the loss explains (a transaction manager's rollback), or {@code null}
+     */
+    static LockLostException lockLost(LockedCall call, String outcome, Throwable cause) {
+        Lock lock = call.lock;
+        return new LockLostException(
+                "Lock '" + lock.name() + "' in store '" + lock.storeName() + "' was lost while @Exclusive on "
+                        + call.plan.display() + " ran (onLost = ROLLBACK): " + outcome + ". The lease (ttl "
+                        + lock.ttl()
+                        + ") ended while the work still needed it: the work outlasted the ttl, an operator"
+                        + " force-released the lock, or renewals (autoExtend) could not reach the store",
+                lock.name(),
+                lock.storeName(),
+                cause);
+    }
+
+    /**
+     * The inner half of {@code OnLost.ROLLBACK}, called by {@link ExclusiveTransactionInterceptor} inside whatever
+     * transaction the method runs in: has the transaction check the hold before it commits (and, where the
+     * container tells the transaction, be marked rollback-only as soon as a renewal finds the hold lost), then
+     * checks the hold when the method returns, marking the transaction rollback-only and throwing
+     * {@link LockLostException} if it is gone. Any other call passes straight through.
+     */
+    Object invokeInTransaction(InvocationContext context) throws Exception {
+        LockedCall call = LockedCall.innermost();
+        if (call == null
+                || call.kind == LockedCall.Kind.NESTED
+                || call.plan.onLost() != OnLost.ROLLBACK
+                || call.target != context.getTarget()
+                || !transactions.active()) {
+            return context.proceed();
+        }
+        transactions.guard(call);
+        call.guarded = true;
+        Object result = context.proceed();
+        if (lost(call.lock)) {
+            transactions.setRollbackOnly();
+            throw lockLost(call, "its transaction is marked rollback-only");
+        }
+        return result;
+    }
+
+    /** Runs the method as the work of {@code call}'s hold on this thread. */
+    private static Object run(LockedCall call, InvocationContext context) throws Exception {
+        call.enter();
+        try {
+            return context.proceed();
+        } finally {
+            call.exit();
+        }
     }
 
     /**
@@ -124,7 +242,7 @@ final class LockedInvocations {
                     "Lock '" + lock.name() + "' in store '" + lock.storeName() + "': the method"
                             + " completed but the release failed; the lock frees itself when its lease ends in at most "
                             + lock.ttl(),
-                    Secrets.RULES.loggable(e));
+                    Secrets.rulesOnly().mask(e));
         }
     }
 

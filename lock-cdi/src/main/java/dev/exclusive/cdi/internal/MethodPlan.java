@@ -1,6 +1,8 @@
 package dev.exclusive.cdi.internal;
 
+import dev.exclusive.Lock;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.OnLost;
 import dev.exclusive.cdi.OnBusy;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -18,8 +20,10 @@ import java.time.Duration;
  * @param storeName   the store's configured name
  * @param ttl         the lease of each hold
  * @param maxWait     how long to wait for a busy lock; zero for one attempt
+ * @param minHold     how long each hold lasts at least; zero for none
  * @param onBusy      what a busy lock does
  * @param autoExtend  whether the lease is renewed while the method runs
+ * @param onLost      what a lease that ends while the method runs does to it
  * @param returns     the method's return shape: asynchronous or not, and its skip value
  * @param registry    the registry view over {@code storeName}; {@code null} until the stores are running
  */
@@ -32,8 +36,10 @@ record MethodPlan(
         String storeName,
         Duration ttl,
         Duration maxWait,
+        Duration minHold,
         OnBusy onBusy,
         boolean autoExtend,
+        OnLost onLost,
         ReturnShape returns,
         LockRegistry registry) {
 
@@ -47,16 +53,34 @@ record MethodPlan(
                 storeName,
                 ttl,
                 maxWait,
+                minHold,
                 onBusy,
                 autoExtend,
+                onLost,
                 returns,
                 stores.store(storeName));
+    }
+
+    /** @return a new handle for {@code lockName} with this plan's options; it acquires nothing yet */
+    Lock lock(String lockName) {
+        Lock lock = registry.lock(lockName, ttl).purpose(purpose);
+        if (autoExtend) {
+            lock.autoExtend(); // an option of this handle: the renewed lease is the one acquired and released
+        }
+        if (!minHold.isZero()) {
+            lock.minHold(minHold); // validated against the ttl at deployment
+        }
+        if (onLost != OnLost.LOG) {
+            lock.onLost(onLost);
+        }
+        return lock;
     }
 
     @Override
     public String toString() {
         return "@Exclusive(value = \"" + name.template() + "\", store = " + storeName + ", ttl = " + ttl
-                + ", maxWait = " + maxWait + ", onBusy = " + onBusy + ", autoExtend = " + autoExtend + ") on "
+                + ", maxWait = " + maxWait + ", minHold = " + minHold + ", onBusy = " + onBusy + ", autoExtend = "
+                + autoExtend + ") on "
                 + display;
     }
 }

@@ -2,6 +2,7 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.InvalidLockNameException;
 import dev.exclusive.LockNames;
+import dev.exclusive.OnLost;
 import dev.exclusive.cdi.Exclusive;
 import dev.exclusive.cdi.OnBusy;
 import java.lang.reflect.Method;
@@ -64,9 +65,12 @@ final class Planner {
                 "unit", Exclusive::unit, text -> ChronoUnit.valueOf(text.strip().toUpperCase(Locale.ROOT)));
         long ttlAmount = attributes.value("ttl", Exclusive::ttl, text -> Long.parseLong(text.strip()));
         long waitAmount = attributes.value("maxWait", Exclusive::maxWait, text -> Long.parseLong(text.strip()));
+        long minHoldAmount = attributes.value("minHold", Exclusive::minHold, text -> Long.parseLong(text.strip()));
         OnBusy onBusy = attributes.value(
                 "onBusy", Exclusive::onBusy, text -> OnBusy.valueOf(text.strip().toUpperCase(Locale.ROOT)));
         boolean autoExtend = attributes.value("autoExtend", Exclusive::autoExtend, Planner::parseBoolean);
+        OnLost onLost = attributes.value(
+                "onLost", Exclusive::onLost, text -> OnLost.valueOf(text.strip().toUpperCase(Locale.ROOT)));
 
         String storeName = storeAttribute.isEmpty() ? defaultStore : storeAttribute;
         if (!storeAttribute.isEmpty() && !storeNames.contains(storeAttribute)) {
@@ -83,12 +87,39 @@ final class Planner {
             problems.add(where + "maxWait must be between 0 and 100 years, got " + waitAmount + " " + unit.name()
                     + attributes.source("maxWait"));
         }
+        // 0, the default, means none in any unit: no second "0 MONTHS is not a duration" next to ttl's
+        Duration minHold =
+                minHoldAmount == 0 ? Duration.ZERO : duration(where, "minHold", minHoldAmount, unit, attributes);
+        if (minHold != null && ttl != null && (minHold.isNegative() || minHold.compareTo(ttl) > 0)) {
+            problems.add(where + "minHold must be between 0 and the ttl (" + ttlAmount + " " + unit.name()
+                    + attributes.source("ttl") + "), got " + minHoldAmount + " " + unit.name()
+                    + attributes.source("minHold") + "; a hold cannot last at least longer than its lease: lower"
+                    + " minHold or raise ttl");
+        }
         NameTemplate name = template(where, template, beanClass, method, storeName, attributes);
         ReturnShape returns = ReturnShape.of(method);
         if (returns.stage() && !returns.wrapsStage() && onBusy == OnBusy.SKIP) {
             problems.add(where + "onBusy = SKIP needs a return type that a CompletableFuture fits, got "
                     + method.getReturnType().getName() + "; declare CompletionStage or CompletableFuture, or use"
                     + " onBusy = THROW");
+        }
+        if (onLost == OnLost.INTERRUPT && !autoExtend) {
+            problems.add(where + "onLost = INTERRUPT" + attributes.source("onLost") + " needs autoExtend = true: only"
+                    + " a renewal finds the lease gone while the method runs, so without one nothing would ever"
+                    + " interrupt it; set autoExtend = true, or use onLost = ROLLBACK (checked when the method"
+                    + " returns)");
+        }
+        if (returns.stage() && onLost == OnLost.INTERRUPT) {
+            problems.add(where + "onLost = INTERRUPT" + attributes.source("onLost") + " cannot stop the work of a"
+                    + " method returning " + method.getReturnType().getName() + ": the stage completes on threads"
+                    + " the interceptor does not know; use onLost = ROLLBACK (the stage then fails with"
+                    + " LockLostException) or LOG");
+        }
+        if (returns.stage() && !returns.wrapsStage() && onLost == OnLost.ROLLBACK) {
+            problems.add(where + "onLost = ROLLBACK" + attributes.source("onLost") + " needs a return type that a"
+                    + " CompletableFuture fits, to fail the stage with LockLostException, got "
+                    + method.getReturnType().getName() + "; declare CompletionStage or CompletableFuture, or use"
+                    + " onLost = LOG");
         }
         if (problems.all().size() > before) {
             return null;
@@ -102,8 +133,10 @@ final class Planner {
                 storeName,
                 ttl,
                 maxWait,
+                minHold,
                 onBusy,
                 autoExtend,
+                onLost,
                 returns,
                 null);
     }
@@ -206,10 +239,11 @@ final class Planner {
 
         private String hint(String attribute) {
             return switch (attribute) {
-                case "ttl", "maxWait" -> "; expected a whole number in the unit";
+                case "ttl", "maxWait", "minHold" -> "; expected a whole number in the unit";
                 case "unit" -> "; expected a ChronoUnit such as MILLIS, SECONDS or MINUTES";
                 case "onBusy" -> "; expected THROW or SKIP";
                 case "autoExtend" -> "; expected true or false";
+                case "onLost" -> "; expected LOG, INTERRUPT or ROLLBACK";
                 default -> "";
             };
         }

@@ -1,8 +1,11 @@
 package dev.exclusive.cdi.internal;
 
+import dev.exclusive.LockException;
+import dev.exclusive.spi.Secrets;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,6 +22,8 @@ final class ProblemDetails {
 
     static final String TYPES = "https://exclusive.dev/problems/";
     static final MediaType PROBLEM_JSON = new MediaType("application", "problem+json");
+
+    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
 
     private final Response.Status status;
     private final String type;
@@ -42,6 +47,23 @@ final class ProblemDetails {
      */
     static ProblemDetails of(Response.Status status, String slug, String title, String detail) {
         return new ProblemDetails(status, slug, title, detail);
+    }
+
+    /**
+     * The answer to a request whose values make an invalid lock: {@code 400 Bad Request} with nothing of the
+     * exception, which is logged at {@code INFO} with its secrets masked (it names the method and the value).
+     *
+     * @param exception what the request caused
+     * @param slug      the last segment of the problem's type URI
+     * @param title     the short summary; the log line starts with it
+     * @param detail    what the client may read
+     */
+    static Response badRequest(LockException exception, String slug, String title, String detail) {
+        LOG.log(
+                Level.INFO,
+                title + "; answered 400 Bad Request",
+                Secrets.rulesOnly().mask(exception));
+        return of(Response.Status.BAD_REQUEST, slug, title, detail).toResponse();
     }
 
     /** Adds an extension member (a string or a number). */

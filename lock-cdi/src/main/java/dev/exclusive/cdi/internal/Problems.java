@@ -1,5 +1,6 @@
 package dev.exclusive.cdi.internal;
 
+import dev.exclusive.spi.Secrets;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,9 +10,9 @@ final class Problems {
 
     private final List<String> problems = new ArrayList<>();
 
-    /** Masked by {@link Secrets#RULES} as well, in case a caller relays a text it did not mask. */
+    /** Masked by {@link Secrets#rulesOnly()} as well, in case a caller relays a text it did not mask. */
     void add(String problem) {
-        problems.add(Secrets.RULES.mask(problem));
+        problems.add(Secrets.rulesOnly().mask(problem));
     }
 
     boolean isEmpty() {

@@ -1,6 +1,7 @@
 package dev.exclusive.cdi.internal;
 
 import dev.exclusive.spi.LockStore;
+import dev.exclusive.spi.Secrets;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
