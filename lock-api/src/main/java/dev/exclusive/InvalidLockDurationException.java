@@ -12,6 +12,12 @@ public class InvalidLockDurationException extends LockException {
 
     private final transient Duration value;
 
+    /**
+     * @param message   what was wrong, naming the lock, the value and the fix
+     * @param lockName  the lock concerned, or {@code null}
+     * @param storeName the store concerned, or {@code null}
+     * @param value     the rejected duration, or {@code null}
+     */
     public InvalidLockDurationException(String message, String lockName, String storeName, Duration value) {
         super(message, lockName, storeName, null);
         this.value = value;

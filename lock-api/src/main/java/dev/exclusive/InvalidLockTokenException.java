@@ -5,6 +5,10 @@ public class InvalidLockTokenException extends LockException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * @param message what was wrong with the token
+     * @param cause   the decoding failure, or {@code null}
+     */
     public InvalidLockTokenException(String message, Throwable cause) {
         super(message, null, null, cause);
     }

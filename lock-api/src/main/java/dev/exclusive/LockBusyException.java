@@ -14,6 +14,12 @@ public class LockBusyException extends LockException {
 
     private final transient Duration retryAfter;
 
+    /**
+     * @param message    what was busy, naming the lock and the store
+     * @param lockName   the lock concerned
+     * @param storeName  the store concerned
+     * @param retryAfter how long the holder's lease still ran, or {@code null} when unknown
+     */
     public LockBusyException(String message, String lockName, String storeName, Duration retryAfter) {
         super(message, lockName, storeName, null);
         this.retryAfter = retryAfter;

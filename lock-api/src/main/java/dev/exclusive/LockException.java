@@ -14,7 +14,9 @@ public class LockException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The full name of the lock concerned, or {@code null}. */
     private final String lockName;
+    /** The name of the store concerned, or {@code null}. */
     private final String storeName;
 
     /**

@@ -18,6 +18,13 @@ public record LockHolder(String instance, String thread, String purpose) {
     private static final char SEPARATOR = '\u001f';
     private static final int MAX_PART = 200;
 
+    /**
+     * Makes each part safe to encode: {@code null} becomes empty, control characters spaces, at most 200 characters.
+     *
+     * @param instance the registry's instance name
+     * @param thread   the acquiring thread's name
+     * @param purpose  what the holder is doing
+     */
     public LockHolder {
         instance = clean(instance);
         thread = clean(thread);

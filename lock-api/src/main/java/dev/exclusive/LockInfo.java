@@ -31,6 +31,18 @@ public record LockInfo(
         Duration remaining,
         long fence) {
 
+    /**
+     * Checks that every component but {@code fence} is non-{@code null}.
+     *
+     * @param store      the configured store's name
+     * @param name       the full lock name
+     * @param owner      the owner id of the holding handle
+     * @param holder     who holds it
+     * @param acquiredAt when the current holder acquired it
+     * @param expiresAt  when the current lease ends unless extended
+     * @param remaining  how long the lease still ran when the store answered
+     * @param fence      the fencing token of the current hold
+     */
     public LockInfo {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(name, "name");

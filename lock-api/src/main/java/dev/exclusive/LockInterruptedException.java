@@ -8,6 +8,11 @@ public class LockInterruptedException extends LockException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * @param lockName  the lock that was waited for
+     * @param storeName the store it was waited for in
+     * @param cause     the interruption
+     */
     public LockInterruptedException(String lockName, String storeName, InterruptedException cause) {
         super(
                 "Interrupted while waiting for lock '" + lockName + "' in store '" + storeName + "'",

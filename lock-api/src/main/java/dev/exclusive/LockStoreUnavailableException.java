@@ -11,6 +11,12 @@ public class LockStoreUnavailableException extends LockException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * @param message   what could not be reached, naming the store (never a password)
+     * @param lockName  the lock concerned, or {@code null}
+     * @param storeName the store concerned
+     * @param cause     the underlying failure, or {@code null}
+     */
     public LockStoreUnavailableException(String message, String lockName, String storeName, Throwable cause) {
         super(message, lockName, storeName, cause);
     }

@@ -8,8 +8,14 @@ public class UnknownStoreException extends LockException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The names (or types) that are known. */
     private final TreeSet<String> known;
 
+    /**
+     * @param message   what was unknown, naming the known ones and the fix
+     * @param storeName the unknown name (or type)
+     * @param known     the names (or types) that are known
+     */
     public UnknownStoreException(String message, String storeName, Set<String> known) {
         super(message, null, storeName, null);
         this.known = new TreeSet<>(known);

@@ -12,9 +12,13 @@ public class ForceReleaseRefusedException extends SecurityException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The lock's store. */
     private final String storeName;
+    /** The lock's full name. */
     private final String lockName;
+    /** The signed-in user, or {@code null} when nobody is signed in. */
     private final String callerName;
+    /** The role the console requires. */
     private final String role;
 
     /**

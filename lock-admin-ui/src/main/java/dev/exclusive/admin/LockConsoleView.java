@@ -64,6 +64,8 @@ import java.util.stream.Stream;
  *
  * <p>Live: the grid re-reads the stores every {@code exclusive.console.refresh-millis} (changes other servers made,
  * and the remaining time counting down), and at once, through server push, when a lock changes in this JVM.
+ *
+ * @serial exclude
  */
 @Dependent
 public class LockConsoleView extends VerticalLayout implements BeforeEnterObserver, HasDynamicTitle {
@@ -86,6 +88,11 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
     private LockSnapshot snapshot = LockSnapshot.empty();
     private List<String> shownBanners = List.of();
 
+    /**
+     * @param service  the console's service: listing and force-release
+     * @param settings the console's settings
+     * @param updates  the lock events this view follows while it is shown
+     */
     @Inject
     public LockConsoleView(LockConsoleService service, ConsoleSettings settings, ConsoleUpdates updates) {
         this.service = service;

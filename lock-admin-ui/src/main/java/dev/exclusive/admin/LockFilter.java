@@ -25,6 +25,13 @@ public record LockFilter(String text, NameMatch match, Set<String> stores) {
         CONTAINS
     }
 
+    /**
+     * Reads a {@code null} text as empty, a {@code null} match as prefix, {@code null} stores as every store.
+     *
+     * @param text   the name filter
+     * @param match  how {@code text} matches a name
+     * @param stores the stores to list
+     */
     public LockFilter {
         text = Objects.requireNonNullElse(text, "");
         match = Objects.requireNonNullElse(match, NameMatch.PREFIX);
@@ -36,7 +43,10 @@ public record LockFilter(String text, NameMatch match, Set<String> stores) {
         return new LockFilter("", NameMatch.PREFIX, Set.of());
     }
 
-    /** @return whether this filter lists the locks of {@code store} */
+    /**
+     * @param store a configured store's name
+     * @return whether this filter lists the locks of {@code store}
+     */
     public boolean includesStore(String store) {
         return stores.isEmpty() || stores.contains(store);
     }

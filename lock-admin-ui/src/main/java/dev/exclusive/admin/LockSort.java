@@ -16,14 +16,28 @@ public record LockSort(LockColumn column, boolean descending) {
     /** The order when nobody chose one: by name, then by store. */
     public static final List<LockSort> DEFAULT = List.of(ascending(LockColumn.NAME));
 
+    /**
+     * Checks that the column is non-{@code null}.
+     *
+     * @param column     the column
+     * @param descending whether it sorts from high to low
+     */
     public LockSort {
         Objects.requireNonNull(column, "column");
     }
 
+    /**
+     * @param column the column
+     * @return the key that sorts by it from low to high
+     */
     public static LockSort ascending(LockColumn column) {
         return new LockSort(column, false);
     }
 
+    /**
+     * @param column the column
+     * @return the key that sorts by it from high to low
+     */
     public static LockSort descending(LockColumn column) {
         return new LockSort(column, true);
     }

@@ -10,6 +10,12 @@ import java.util.Objects;
  */
 public record StoreProblem(String store, String message) {
 
+    /**
+     * Checks that both components are non-{@code null}.
+     *
+     * @param store   the configured store's name
+     * @param message what went wrong, for operators
+     */
     public StoreProblem {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(message, "message");

@@ -23,6 +23,13 @@ public sealed interface Acquisition {
      */
     record Acquired(long fence, Instant acquiredAt, Instant expiresAt) implements Acquisition {
 
+        /**
+         * Checks that both times are non-{@code null}.
+         *
+         * @param fence      the fencing token of this hold
+         * @param acquiredAt when it was acquired
+         * @param expiresAt  when the lease ends unless extended
+         */
         public Acquired {
             Objects.requireNonNull(acquiredAt, "acquiredAt");
             Objects.requireNonNull(expiresAt, "expiresAt");

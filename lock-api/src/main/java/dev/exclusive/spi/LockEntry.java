@@ -25,6 +25,17 @@ public record LockEntry(
         Duration remaining,
         long fence) {
 
+    /**
+     * Checks that every component but {@code fence} is non-{@code null}.
+     *
+     * @param name       the full lock name
+     * @param owner      the owner id that holds it
+     * @param holder     who holds it
+     * @param acquiredAt when the current hold began
+     * @param expiresAt  when the lease ends unless extended
+     * @param remaining  how long the lease still ran when the store answered
+     * @param fence      the fencing token of the current hold
+     */
     public LockEntry {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(owner, "owner");

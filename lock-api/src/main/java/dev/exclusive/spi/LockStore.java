@@ -48,6 +48,8 @@ public interface LockStore extends AutoCloseable {
     /**
      * Releases {@code name} if {@code owner} holds a live lease on it, and wakes its waiters.
      *
+     * @param name  the full lock name
+     * @param owner the owner id of the handle releasing it
      * @return {@code true} if this call released it; {@code false} if it was free, expired, or held by
      *         another owner (then it is left as it is)
      * @throws LockStoreUnavailableException if the backend cannot be reached
@@ -89,6 +91,7 @@ public interface LockStore extends AutoCloseable {
     /**
      * Releases {@code name} whoever holds it, and wakes its waiters.
      *
+     * @param name the full lock name
      * @return {@code true} if a live lease was removed; {@code false} if it was free or expired
      * @throws LockStoreUnavailableException if the backend cannot be reached
      */
@@ -98,12 +101,16 @@ public interface LockStore extends AutoCloseable {
      * Sets the lease of {@code owner} on {@code name} to end {@code ttl} from now, if {@code owner} still holds
      * a live lease. The fence and acquisition time stay as they are.
      *
+     * @param name  the full lock name
+     * @param owner the owner id of the handle extending it
+     * @param ttl   the new lease, from now
      * @return {@code true} if extended; {@code false} if the lease expired or another owner holds the lock
      * @throws LockStoreUnavailableException if the backend cannot be reached
      */
     boolean extend(String name, String owner, Duration ttl);
 
     /**
+     * @param name the full lock name
      * @return the live lock named {@code name}, or empty if it is free or expired
      * @throws LockStoreUnavailableException if the backend cannot be reached
      */

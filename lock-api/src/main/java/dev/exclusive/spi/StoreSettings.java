@@ -52,12 +52,18 @@ public final class StoreSettings {
         return new StoreSettings(type, storeName, settings);
     }
 
-    /** @return the full configuration key of a setting: {@code exclusive.store.<name>.<key>} */
+    /**
+     * @param key the setting, relative to the store
+     * @return the full configuration key of a setting: {@code exclusive.store.<name>.<key>}
+     */
     public String key(String key) {
         return "exclusive.store." + storeName + "." + key;
     }
 
-    /** @return the value of {@code key}, stripped; empty when unset or blank */
+    /**
+     * @param key the setting, relative to the store
+     * @return the value of {@code key}, stripped; empty when unset or blank
+     */
     public Optional<String> text(String key) {
         String value = settings.get(key);
         return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.strip());
@@ -74,6 +80,8 @@ public final class StoreSettings {
     }
 
     /**
+     * @param key          the setting, relative to the store
+     * @param defaultValue the value when unset
      * @return {@code true} or {@code false} as written (any case); {@code defaultValue} when unset
      * @throws LockConfigurationException for any other value
      */

@@ -20,6 +20,13 @@ public record WaitPolicy(Duration minPause, Duration maxPause) {
 
     private static final WaitPolicy SIGNALLED = new WaitPolicy(null, null);
 
+    /**
+     * Checks that both pauses are {@code null} ({@link #signalled()}) or that {@code 0 < minPause <= maxPause}.
+     *
+     * @param minPause the first pause
+     * @param maxPause the longest pause
+     * @throws IllegalArgumentException if neither holds
+     */
     public WaitPolicy {
         if (minPause != null || maxPause != null) {
             Objects.requireNonNull(minPause, "minPause");

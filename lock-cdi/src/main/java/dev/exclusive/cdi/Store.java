@@ -27,6 +27,7 @@ public @interface Store {
 
         private static final long serialVersionUID = 1L;
 
+        /** The store's configured name. */
         private final String value;
 
         private Literal(String value) {

@@ -345,7 +345,10 @@ public final class JpaLockStore implements LockStore {
             this.persistenceUnit = persistenceUnit;
         }
 
-        /** @param name the configured store's name, for messages (default {@code jpa}) */
+        /**
+         * @param name the configured store's name, for messages (default {@code jpa})
+         * @return this builder
+         */
         public Builder storeName(String name) {
             this.storeName = Objects.requireNonNull(name, "name");
             return this;
@@ -354,6 +357,7 @@ public final class JpaLockStore implements LockStore {
         /**
          * @param name the lock table, optionally schema-qualified ({@code locks.exclusive_lock}); letters, digits and
          *             underscores (default {@value #DEFAULT_TABLE})
+         * @return this builder
          * @throws LockConfigurationException if it is not such a name
          */
         public Builder table(String name) {
@@ -369,7 +373,10 @@ public final class JpaLockStore implements LockStore {
             return this;
         }
 
-        /** @param create whether to create the table (and its index) on first use when missing (default false) */
+        /**
+         * @param create whether to create the table (and its index) on first use when missing (default false)
+         * @return this builder
+         */
         public Builder createTable(boolean create) {
             this.createTable = create;
             return this;
@@ -378,6 +385,7 @@ public final class JpaLockStore implements LockStore {
         /**
          * @param retention how long after its last lease ended a name's row is kept before the cleanup deletes it;
          *                  fences keep increasing after that too (see the class javadoc); positive (default 7 days)
+         * @return this builder
          */
         public Builder retention(Duration retention) {
             this.retention = positive("retention", retention);
@@ -387,6 +395,7 @@ public final class JpaLockStore implements LockStore {
         /**
          * @param min the first pause of a waiter polling for a release made in another JVM (default 5 ms)
          * @param max the longest pause (default 100 ms)
+         * @return this builder
          */
         public Builder backoff(Duration min, Duration max) {
             if (min == null || max == null || min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
@@ -405,6 +414,7 @@ public final class JpaLockStore implements LockStore {
         /**
          * @param timeout the longest a statement may run before the store reports the database unavailable; at least
          *                one second is used (default 5 s)
+         * @return this builder
          */
         public Builder timeout(Duration timeout) {
             this.timeout = positive("timeout", timeout);
@@ -419,7 +429,10 @@ public final class JpaLockStore implements LockStore {
             return value;
         }
 
-        /** @param clock this JVM's clock; it only paces the opportunistic cleanup and never decides an expiry */
+        /**
+         * @param clock this JVM's clock; it only paces the opportunistic cleanup and never decides an expiry
+         * @return this builder
+         */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
@@ -428,13 +441,17 @@ public final class JpaLockStore implements LockStore {
         /**
          * @param properties persistence unit properties that override {@code persistence.xml}, for a store that opens
          *                   its unit by name
+         * @return this builder
          */
         public Builder properties(Map<String, ?> properties) {
             this.properties.putAll(properties);
             return this;
         }
 
-        /** @param manager the server's transaction manager, for a JTA persistence unit */
+        /**
+         * @param manager the server's transaction manager, for a JTA persistence unit
+         * @return this builder
+         */
         public Builder transactionManager(TransactionManager manager) {
             this.transactionManager = manager;
             return this;
