@@ -440,6 +440,7 @@ coverage() { # every command of the documents' bash blocks ran, or is listed her
   local not_run=(
     'mvn -B verify' # CI runs it just before this script
     'mvn -B -pl it verify' # the integration tests; CI's mvn -B verify runs them
+    'it/src/test/demo/check-docs.sh' # this script
   )
   [ -z "$INSTALL" ] && not_run+=('mvn -B install -DskipTests && mvn -B -pl it liberty:run') # --no-install
   local command
