@@ -25,6 +25,9 @@ public final class Deployments {
             exclusive.store.local.type=memory
             """;
 
+    /** The demo's {@code exclusive.store.shared.prefix}: the start of every full lock name in its shared store. */
+    public static final String SHARED_PREFIX = "demo:";
+
     private Deployments() {}
 
     /**

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A busy {@code THROW} method over HTTP: 409 with Retry-After. The lock is held by this test's own JVM through
- * lock-api on the server's lock folder, so the server contends with another process.
+ * lock-api on the server's lock folder, with the demo's store prefix, so the server contends with another process.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient
@@ -44,7 +44,8 @@ class LockBusyHttpIT {
                                         "shared",
                                         Map.of(
                                                 "directory",
-                                                Deployments.sharedLocksDir().toString())))
+                                                Deployments.sharedLocksDir().toString())),
+                        Deployments.SHARED_PREFIX)
                 .build()) {
             Lock held = outside.lock("purchase:product:3", Duration.ofSeconds(30));
             assertThat(held.get()).isTrue();
@@ -52,7 +53,7 @@ class LockBusyHttpIT {
             HttpResponse<String> busy = Http.at(base).post("api/products/3/purchase?user=1");
 
             assertThat(busy.statusCode()).isEqualTo(409);
-            assertThat(busy.body()).contains("purchase:product:3");
+            assertThat(busy.body()).contains("demo:purchase:product:3");
             assertThat(busy.headers().firstValueAsLong("Retry-After")).isPresent();
             assertThat(busy.headers().firstValueAsLong("Retry-After").getAsLong())
                     .isBetween(1L, 30L);

@@ -3,6 +3,8 @@ package dev.exclusive.demo.rest;
 import dev.exclusive.demo.jobs.DailyReport;
 import dev.exclusive.demo.jobs.ManualExport;
 import dev.exclusive.demo.jobs.NightlyExport;
+import dev.exclusive.demo.jobs.RatesRefresh;
+import dev.exclusive.demo.jobs.StockAudit;
 import dev.exclusive.demo.jobs.UserImport;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -37,6 +39,12 @@ public class JobResource {
 
     @Inject
     ManualExport manualExport;
+
+    @Inject
+    RatesRefresh ratesRefresh;
+
+    @Inject
+    StockAudit stockAudit;
 
     /** What a job that may be skipped answers: whether it ran, and its result when it did. */
     public record Outcome<T>(boolean ran, T result) {
@@ -78,5 +86,19 @@ public class JobResource {
     @Path("exports/manual")
     public Outcome<ManualExport.Export> exportByHand(@QueryParam("seconds") @DefaultValue("1") long seconds) {
         return Outcome.of(manualExport.run(Duration.ofSeconds(seconds)));
+    }
+
+    /** Refreshes this server's rates under a lock of the {@code local} (memory) store: {@code ran: false} while one runs. */
+    @POST
+    @Path("rates/refresh")
+    public Outcome<RatesRefresh.Refresh> refreshRates(@QueryParam("seconds") @DefaultValue("1") long seconds) {
+        return Outcome.of(ratesRefresh.refresh(Duration.ofSeconds(seconds)));
+    }
+
+    /** Audits the stock under a lock of the {@code db} (jpa) store, waiting up to 2 s: {@code ran: false} after that. */
+    @POST
+    @Path("stock/audit")
+    public Outcome<StockAudit.Audit> auditStock(@QueryParam("seconds") @DefaultValue("1") long seconds) {
+        return Outcome.of(stockAudit.run(Duration.ofSeconds(seconds)));
     }
 }

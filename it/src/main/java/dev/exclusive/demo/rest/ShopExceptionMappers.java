@@ -9,8 +9,9 @@ import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 
 /**
- * The demo's errors as JSON: sold out is 409 {@code sold-out}, an unknown product or store 404, bad input 400.
- * (A busy lock is lock-cdi's own mapper: 409, plain text, Retry-After.)
+ * The demo's errors as JSON: sold out is 409 {@code sold-out}, an unknown product or store 404, bad input 400
+ * (a parameter that is not a number too: {@link NumberParameters}). A busy lock is lock-cdi's own mapper: 409 with
+ * Retry-After.
  */
 public final class ShopExceptionMappers {
 

@@ -49,6 +49,8 @@ class ConsoleBrowserIT {
     private static final Duration PAGE = Duration.ofSeconds(30);
     private static final Pattern REMAINING = Pattern.compile("(?:(\\d+) min )?(\\d+) s");
     private static final Pattern STARTED_AT = Pattern.compile("\"startedAt\":\"([^\"]+)\"");
+    /** The user import's lock as the console lists it: the shared store's prefix, then the name. */
+    private static final String IMPORTS = Deployments.SHARED_PREFIX + "imports:users";
 
     @Deployment(testable = false)
     static WebArchive demo() {
@@ -67,28 +69,28 @@ class ConsoleBrowserIT {
         try (Browser browser = Browser.start()) {
             browser.openAs("admin", "admin", base, "exclusive");
 
-            List<String> held = browser.await(PAGE, page -> browser.row("imports:users"));
+            List<String> held = browser.await(PAGE, page -> browser.row(IMPORTS));
             assertThat(held.get(0)).as("store").isEqualTo("shared");
             assertThat(held.get(2)).as("holder: instance · thread").matches(".+ · .+");
             assertThat(held.get(3)).as("purpose").isEqualTo("UserImport#importUsers");
             long fence = Long.parseLong(held.get(7));
             long firstRemaining = seconds(held.get(6));
             long laterRemaining = browser.await(Duration.ofSeconds(10), page -> {
-                List<String> row = browser.row("imports:users");
+                List<String> row = browser.row(IMPORTS);
                 long now = row == null ? firstRemaining : seconds(row.get(6));
                 return now < firstRemaining ? now : null;
             });
             assertThat(laterRemaining).as("the remaining time counts down").isLessThan(firstRemaining);
             browser.screenshot("admin-sees-held-lock");
 
-            browser.click(By.cssSelector("vaadin-button[data-lock='imports:users'][data-store='shared']"));
+            browser.click(By.cssSelector("vaadin-button[data-lock='" + IMPORTS + "'][data-store='shared']"));
             String dialog = browser.await(PAGE, page -> {
                 String text = browser.dialogText();
-                return text.contains("imports:users") ? text : null;
+                return text.contains(IMPORTS) ? text : null;
             });
             assertThat(dialog)
                     .contains(
-                            "Lock: imports:users (store shared, fence " + fence + ")",
+                            "Lock: " + IMPORTS + " (store shared, fence " + fence + ")",
                             "Holder: ",
                             "UserImport#importUsers",
                             "Expires at: ");
@@ -103,9 +105,9 @@ class ConsoleBrowserIT {
             browser.click(By.cssSelector("vaadin-confirm-dialog-overlay vaadin-button[slot='confirm-button']"));
 
             browser.await(
-                    PAGE, page -> browser.notifications().contains("Released 'imports:users' in store 'shared'."));
+                    PAGE, page -> browser.notifications().contains("Released '" + IMPORTS + "' in store 'shared'."));
             browser.await(PAGE, page -> {
-                List<String> row = browser.row("imports:users");
+                List<String> row = browser.row(IMPORTS);
                 return row == null || Long.parseLong(row.get(7)) != fence;
             });
             browser.screenshot("after-force-release");
@@ -117,7 +119,7 @@ class ConsoleBrowserIT {
             assertThat(Instant.parse(started.group(1)))
                     .as("the waiting import ran once the lock was freed")
                     .isAfter(confirmed.minusMillis(500));
-            browser.await(PAGE, page -> browser.row("imports:users") == null);
+            browser.await(PAGE, page -> browser.row(IMPORTS) == null);
             assertThat(HTTP.send(
                                     HttpRequest.newBuilder(uri("test/force-releases"))
                                             .GET()
@@ -125,7 +127,7 @@ class ConsoleBrowserIT {
                                     HttpResponse.BodyHandlers.ofString())
                             .body())
                     .as("fired as LockForceReleased with the user's name")
-                    .isEqualTo("shared/imports:users released by admin");
+                    .isEqualTo("shared/" + IMPORTS + " released by admin");
         } finally {
             finish(List.of(longImport));
         }
@@ -180,13 +182,15 @@ class ConsoleBrowserIT {
 
             browser.await(
                     PAGE,
-                    page -> browser.row("reports:daily") != null
-                            && browser.row("exports:manual") != null
-                            && browser.row("imports:users") != null);
+                    page -> browser.row(Deployments.SHARED_PREFIX + "reports:daily") != null
+                            && browser.row(Deployments.SHARED_PREFIX + "exports:manual") != null
+                            && browser.row(IMPORTS) != null);
             Path shot = browser.screenshot("console");
 
-            assertThat(browser.row("exports:manual").get(3)).isEqualTo("ManualExport#run");
-            assertThat(browser.row("reports:daily").get(3)).isEqualTo("DailyReport#rebuild");
+            assertThat(browser.row(Deployments.SHARED_PREFIX + "exports:manual").get(3))
+                    .isEqualTo("ManualExport#run");
+            assertThat(browser.row(Deployments.SHARED_PREFIX + "reports:daily").get(3))
+                    .isEqualTo("DailyReport#rebuild");
             Files.copy(shot, shot.resolveSibling("console-readme.png"), StandardCopyOption.REPLACE_EXISTING);
         } finally {
             finish(jobs);

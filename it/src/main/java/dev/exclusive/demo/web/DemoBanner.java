@@ -1,0 +1,101 @@
+package dev.exclusive.demo.web;
+
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
+import jakarta.servlet.annotation.WebListener;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.Future;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * Prints where to call the demo, so that {@code liberty:run} shows the URLs — once they answer. Liberty opens its
+ * HTTP port only after the applications have started, so the banner waits until the landing page answers on the
+ * configured port ({@code http.port}, from {@code -Ddemo.http.port}); if it never does (another program holds the
+ * port), it says so instead.
+ */
+@WebListener
+public class DemoBanner implements ServletContextListener {
+
+    /** How long the server may take to serve the landing page after the application started. */
+    static final Duration PATIENCE = Duration.ofMinutes(3);
+
+    private static final Duration POLL = Duration.ofMillis(250);
+
+    @Resource
+    ManagedExecutorService executor;
+
+    private Future<?> announcement;
+
+    @Override
+    public void contextInitialized(ServletContextEvent event) {
+        String port = ConfigProvider.getConfig()
+                .getOptionalValue("http.port", String.class)
+                .orElse("9080");
+        String server = "http://localhost:" + port;
+        String app = server + event.getServletContext().getContextPath();
+        announcement = executor.submit(() -> announceOnceServed(server, app, port));
+    }
+
+    @Override
+    public void contextDestroyed(ServletContextEvent event) {
+        if (announcement != null) {
+            announcement.cancel(true);
+        }
+    }
+
+    private static void announceOnceServed(String server, String app, String port) {
+        HttpClient client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        URI landing = URI.create(app + "/");
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        try {
+            while (System.nanoTime() - deadline < 0) {
+                if (serves(client, landing)) {
+                    System.out.println(banner(server, app));
+                    return;
+                }
+                Thread.sleep(POLL.toMillis());
+            }
+            System.out.println("The Exclusive demo started, but " + landing + " did not answer within "
+                    + PATIENCE.toMinutes() + " minutes: is port " + port + " taken by another program?"
+                    + " Stop it, or run the demo on another port with -Ddemo.http.port=9081.");
+        } catch (InterruptedException e) {
+            // the application is stopping before it was served: nothing to announce
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return whether the landing page (and so the application, on this port) answers */
+    private static boolean serves(HttpClient client, URI landing) throws InterruptedException {
+        try {
+            HttpResponse<String> response = client.send(
+                    HttpRequest.newBuilder(landing)
+                            .timeout(Duration.ofSeconds(2))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 && response.body().contains(LandingPage.TITLE);
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
+    static String banner(String server, String app) {
+        return String.join(
+                System.lineSeparator(),
+                "Exclusive demo is up:",
+                "  home      " + app + "/   (links to everything below)",
+                "  REST      " + app + "/api/products   (see it/DEMO.md for every call)",
+                "  console   " + app + "/exclusive",
+                "  health    " + server + "/health/ready",
+                "  users     admin/admin (role exclusive-admin), operator/operator (no role)",
+                "  stop      Ctrl+C here, or mvn -B -pl it liberty:stop in another terminal");
+    }
+}
