@@ -12,8 +12,11 @@ public class StaleFenceException extends LockLostException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The resource claimed. */
     private final String resource;
+    /** The claimer's fence, refused. */
     private final long fence;
+    /** The greater fence the resource has. */
     private final long currentFence;
 
     /**
