@@ -1,6 +1,7 @@
 package dev.exclusive.demo.cluster;
 
 import dev.exclusive.LockRegistry;
+import dev.exclusive.demo.Deployments;
 import dev.exclusive.file.FileLockStoreProvider;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,7 +19,10 @@ public final class CounterWorker {
 
     public static void main(String[] args) throws IOException {
         try (LockRegistry registry = LockRegistry.builder()
-                .store("shared", new FileLockStoreProvider().create("shared", Map.of("directory", args[0])))
+                .store(
+                        "shared",
+                        new FileLockStoreProvider().create("shared", Map.of("directory", args[0])),
+                        Deployments.SHARED_PREFIX)
                 .instanceName("counter-worker")
                 .build()) {
             Files.createFile(Path.of(args[1] + ".ready"));

@@ -34,7 +34,10 @@ class CrossProcessIT {
 
     @Deployment(testable = false)
     static WebArchive deployment() {
-        return Deployments.slim("counter-it.war", Deployments.LOCK_CONFIG)
+        // The plain Java process locks under the same store prefix, or the two would never meet.
+        return Deployments.slim(
+                        "counter-it.war",
+                        Deployments.LOCK_CONFIG + "exclusive.store.shared.prefix=" + Deployments.SHARED_PREFIX + "\n")
                 .addClasses(SharedCounter.class, CounterResource.class, CounterApplication.class);
     }
 

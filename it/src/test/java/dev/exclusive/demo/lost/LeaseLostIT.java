@@ -65,6 +65,7 @@ class LeaseLostIT {
     void rollbackLeavesNoRowWhenTheLockIsForceReleasedMidWork() throws Exception {
         long user = newUser();
         String lock = "it:lease:rollback:" + user;
+        String listed = Deployments.SHARED_PREFIX + lock; // the operators' endpoint takes names as it lists them
         CompletableFuture<Integer> statusWhenLost = new CompletableFuture<>();
         Future<Order> call = executor.submit(() -> orders.placeUntilLost(user, statusWhenLost));
         awaitHeld(lock);
@@ -130,6 +131,7 @@ class LeaseLostIT {
         Http admin = app.as("admin", "admin");
         long user = newUser();
         String lock = "it:lease:rollback:" + user;
+        String listed = Deployments.SHARED_PREFIX + lock; // the operators' endpoint takes names as it lists them
         CompletableFuture<HttpResponse<String>> call = HttpClient.newHttpClient()
                 .sendAsync(
                         HttpRequest.newBuilder(URI.create(base + "api/it/lease/" + user))
@@ -138,14 +140,15 @@ class LeaseLostIT {
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!admin.get("api/admin/locks?prefix=" + lock).body().contains(lock)) {
+        while (!admin.get("api/admin/locks?prefix=" + listed).body().contains(listed)) {
             assertThat(System.nanoTime())
                     .as("the call took the lock within 30 s")
                     .isLessThan(deadline);
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
 
-        assertThat(admin.delete("api/admin/locks/shared/" + lock).statusCode()).isEqualTo(204);
+        assertThat(admin.delete("api/admin/locks/shared/" + listed).statusCode())
+                .isEqualTo(204);
 
         HttpResponse<String> answer = call.get(30, TimeUnit.SECONDS);
         assertThat(answer.statusCode()).isEqualTo(503);
