@@ -261,15 +261,7 @@ public final class Fences {
          * @throws LockConfigurationException if it is not such a name
          */
         public Builder table(String name) {
-            if (name == null || !JpaLockStore.TABLE.matcher(name).matches()) {
-                throw new LockConfigurationException(
-                        "Fences: table must be a table name of letters, digits and underscores, optionally"
-                                + " schema-qualified, got '" + name + "'",
-                        null,
-                        "table",
-                        null);
-            }
-            this.table = name;
+            this.table = JpaLockStore.requireTableName(name, "Fences", null);
             return this;
         }
 

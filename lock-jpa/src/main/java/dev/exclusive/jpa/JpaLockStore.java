@@ -134,6 +134,23 @@ public final class JpaLockStore implements LockStore {
     /** A table name, optionally schema-qualified: it is put into statements as it is. */
     static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
+    /**
+     * @return {@code name}, if it is a table name the statements can embed: letters, digits and underscores,
+     *         optionally schema-qualified
+     * @throws LockConfigurationException naming {@code who} and the value otherwise
+     */
+    static String requireTableName(String name, String who, String storeName) {
+        if (name == null || !TABLE.matcher(name).matches()) {
+            throw new LockConfigurationException(
+                    who + ": table must be a table name of letters, digits and underscores, optionally"
+                            + " schema-qualified, got '" + name + "'",
+                    storeName,
+                    "table",
+                    null);
+        }
+        return name;
+    }
+
     private final EntityManagerFactory factory;
     private final boolean ownsFactory;
     private final String storeName;
@@ -361,15 +378,7 @@ public final class JpaLockStore implements LockStore {
          * @throws LockConfigurationException if it is not such a name
          */
         public Builder table(String name) {
-            if (name == null || !TABLE.matcher(name).matches()) {
-                throw new LockConfigurationException(
-                        "Store '" + storeName + "': table must be a table name of "
-                                + "letters, digits and underscores, optionally schema-qualified, got '" + name + "'",
-                        storeName,
-                        "table",
-                        null);
-            }
-            this.table = name;
+            this.table = requireTableName(name, "Store '" + storeName + "'", storeName);
             return this;
         }
 
