@@ -470,6 +470,11 @@ coverage() { # every command of the documents' bash blocks ran, or is listed her
     'mvn -B verify' # CI runs it just before this script
     'mvn -B -pl it verify' # the integration tests; CI's mvn -B verify runs them
     'it/src/test/demo/check-docs.sh' # this script
+    # README's "Releasing": setting a release version, signing and deploying are a maintainer's steps, never CI's
+    # (nothing is published from here); the release profile itself was tried by hand on a throwaway key.
+    'mvn versions:set -DnewVersion=0.1.0 -DgenerateBackupPoms=false'
+    'export MAVEN_GPG_PASSPHRASE=...'
+    'mvn -B -Prelease deploy -DskipTests -Dgpg.keyname=<key id>     -pl lock-api,lock-cdi,lock-jpa,lock-redis,lock-admin-ui -am     -DaltDeploymentRepository=staging::file://$PWD/target/staging'
   )
   [ -z "$INSTALL" ] && not_run+=('mvn -B install -DskipTests && mvn -B -pl it liberty:run') # --no-install
   local command
