@@ -132,6 +132,30 @@ final class RedisKeys {
         return escaped == null ? name : escaped.toString();
     }
 
+    /**
+     * @param owner an owner id
+     * @return how a lease string starts for it: the owner with {@code %} and line feeds escaped (as {@code %25}
+     *         and {@code %0A}), so that the first line feed of a lease ends its owner, then a line feed
+     */
+    static String ownerField(String owner) {
+        if (owner.indexOf('%') < 0 && owner.indexOf('\n') < 0) {
+            return owner + '\n';
+        }
+        return owner.replace("%", "%25").replace("\n", "%0A") + '\n';
+    }
+
+    /** @return the owner id an escaped owner field (without its line feed) stands for */
+    static String unescapeOwner(String escaped) {
+        return escaped.indexOf('%') < 0 ? escaped : escaped.replace("%0A", "\n").replace("%25", "%");
+    }
+
+    /** @return a new random id for a store instance, as {@code wait.lua} records waiters: 12 URL-safe characters */
+    static String instanceId() {
+        byte[] random = new byte[9];
+        new java.security.SecureRandom().nextBytes(random);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+    }
+
     /** @return {@code text} with Redis glob characters ({@code * ? [ ] \}) escaped by a backslash */
     static String globEscape(String text) {
         StringBuilder escaped = new StringBuilder(text.length() + 8);

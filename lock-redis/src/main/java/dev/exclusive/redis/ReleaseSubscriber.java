@@ -231,8 +231,10 @@ final class ReleaseSubscriber {
         }
 
         @Override
-        public void onMessage(String channel, String name) {
-            signals.signal(name);
+        public void onMessage(String channel, String message) {
+            // this version publishes the lease key; the previous one published the name
+            String name = RedisKeys.nameOf(message);
+            signals.signal(name == null ? message : name);
         }
     }
 }
