@@ -12,14 +12,15 @@
 
 local lease = redis.pcall('GET', KEYS[1])
 if type(lease) == 'string' then
-    local owner_length = #ARGV[1]
-    if string.sub(lease, 1, owner_length) ~= ARGV[1] then
+    if string.find(lease, ARGV[1], 1, true) ~= 1 then -- plain find, no copy: does the lease start with it?
         return 0
     end
     redis.call('DEL', KEYS[1])
-    local waiters = string.match(lease, '^[^\n]*', owner_length + 1)
-    if waiters ~= '' and waiters ~= ARGV[2] then
-        redis.call('PUBLISH', 'exclusive:released', KEYS[1])
+    if string.byte(lease, #ARGV[1] + 1) ~= 10 then -- someone waits: not a line feed right after the owner
+        local waiters = string.match(lease, '^[^\n]*', #ARGV[1] + 1)
+        if waiters ~= ARGV[2] then
+            redis.call('PUBLISH', 'exclusive:released', KEYS[1])
+        end
     end
     return 1
 end

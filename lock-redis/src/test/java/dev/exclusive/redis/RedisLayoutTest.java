@@ -11,11 +11,9 @@ import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,12 +40,8 @@ class RedisLayoutTest {
 
     @BeforeEach
     void openStore() {
-        store = RedisLockStore.builder()
-                .url(URI.create(RedisServers.SHARED_URL))
-                .storeName("layout")
-                .fenceRetention(Duration.ofMinutes(5))
-                .build();
-        prefix = "layout-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+        store = RedisServers.sharedStore("layout");
+        prefix = RedisServers.uniquePrefix("layout");
     }
 
     @AfterEach

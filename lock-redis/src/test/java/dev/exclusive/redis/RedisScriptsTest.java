@@ -8,11 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.exclusive.LockHolder;
 import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
-import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -43,12 +41,8 @@ class RedisScriptsTest {
 
     @BeforeEach
     void openStore() {
-        store = RedisLockStore.builder()
-                .url(URI.create(RedisServers.SHARED_URL))
-                .storeName("scripts")
-                .fenceRetention(Duration.ofMinutes(5))
-                .build();
-        prefix = "scripts-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+        store = RedisServers.sharedStore("scripts");
+        prefix = RedisServers.uniquePrefix("scripts");
     }
 
     @AfterEach

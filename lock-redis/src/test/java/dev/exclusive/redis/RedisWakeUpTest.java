@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.exclusive.Lock;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -51,15 +49,9 @@ class RedisWakeUpTest {
 
     @BeforeEach
     void subscribe() throws InterruptedException {
-        prefix = "wake-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-        store = RedisLockStore.builder()
-                .url(URI.create(RedisServers.SHARED_URL))
-                .storeName("here")
-                .build();
-        peer = RedisLockStore.builder()
-                .url(URI.create(RedisServers.SHARED_URL))
-                .storeName("there")
-                .build();
+        prefix = RedisServers.uniquePrefix("wake");
+        store = RedisServers.sharedStore("here");
+        peer = RedisServers.sharedStore("there");
         CountDownLatch subscribed = new CountDownLatch(1);
         listener = new JedisPubSub() {
             @Override
