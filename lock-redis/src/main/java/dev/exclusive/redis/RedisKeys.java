@@ -16,7 +16,7 @@ final class RedisKeys {
     private static final String LOCK = "exclusive:lock:{";
     private static final String FENCE = "exclusive:fence:{";
 
-    /** The channel that release and force-release publish the lock name on. */
+    /** The channel that release and force-release publish the lease key on, when another instance waits. */
     static final String RELEASED_CHANNEL = "exclusive:released";
 
     private RedisKeys() {}

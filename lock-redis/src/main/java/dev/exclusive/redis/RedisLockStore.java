@@ -64,10 +64,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * ({@code SET ... KEEPTTL}) and answer busy; else answer free, and the waiter tries again at once.</li>
  * <li>inspect: {@code PTTL}, the lease and {@code TIME}, read at one instant.</li>
  * </ol>
- * Expiry is decided by the Redis server alone ({@code PX}); no client clock decides anything. On Redis 7 a
- * script may call {@code TIME}: scripts replicate by their effects, so replicas and the AOF receive the values
- * written, not the script. Requires Redis 7.0 or later ({@code SET ... KEEPTTL}, effect replication of scripts
- * that read {@code TIME}).
+ * Expiry is decided by the Redis server alone ({@code PX}); no client clock decides anything. A script may call
+ * {@code TIME} before it writes: scripts replicate by their effects (the default since Redis 5.0), so replicas
+ * and the AOF receive the values written, not the script. Requires Redis 6.0 or later ({@code SET ... KEEPTTL});
+ * tested on 7.0.
  *
  * <p>Previous layout. Versions before this one kept the lease as a hash (owner, holder, acquired, fence). These
  * scripts read such a hash: it is busy for other owners, and its own owner (a restored handle) can renew,

@@ -1,6 +1,7 @@
 package dev.exclusive.bench.redis;
 
 import dev.exclusive.Lock;
+import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.redis.RedisLockStore;
 import java.net.URI;
@@ -15,10 +16,10 @@ import redis.clients.jedis.params.SetParams;
 /**
  * The single-thread comparison of {@link RedisAcquireReleaseBenchmark}, paired: each round runs 1,000
  * acquire+release through the raw Jedis floor ({@code SET NX PX} + the compare-and-delete {@code EVALSHA}, on a
- * pooled {@code RedisClient} as the store's), then 1,000 through the public API of the Redis store (a new handle
- * per acquisition), alternating which goes first, so that load from other processes on a shared machine hits
- * both alike. Prints the ratio per round (store throughput / floor throughput) and the median and range.
- * Target: median at least 0.9.
+ * pooled {@code RedisClient} as the store's), 1,000 through the public API of the Redis store (a new handle per
+ * acquisition) and 1,000 through the store's SPI alone, rotating which goes first, so that load from other
+ * processes on a shared machine hits them alike. Prints the ratios per round (throughput / floor throughput)
+ * and their medians and ranges. Target: the public API's median at least 0.9.
  *
  * <pre>java -cp bench/target/benchmarks.jar dev.exclusive.bench.redis.RedisPairedAcquireRelease [rounds]</pre>
  */
@@ -61,32 +62,54 @@ public final class RedisPairedAcquireRelease {
                     }
                 }
             };
-            double[] ratios = new double[rounds];
+            RedisLockStore spi = RedisLockStore.create(URI.create(url));
+            LockHolder holder = new LockHolder("bench", "main", "");
+            Runnable storeSpi = () -> {
+                for (int i = 0; i < OPS; i++) {
+                    String owner = "owner-" + i;
+                    if (!spi.tryAcquire(run + "spi", owner, holder, Duration.ofSeconds(30))
+                                    .acquired()
+                            || !spi.release(run + "spi", owner)) {
+                        throw new IllegalStateException("uncontended acquire+release failed");
+                    }
+                }
+            };
+            List<Runnable> subjects = List.of(floor, store, storeSpi);
+            double[] api = new double[rounds];
+            double[] direct = new double[rounds];
             for (int round = -3; round < rounds; round++) { // three warm-up rounds
-                boolean floorFirst = (round & 1) == 0;
-                long first = time(floorFirst ? floor : store);
-                long second = time(floorFirst ? store : floor);
-                long floorNanos = floorFirst ? first : second;
-                long storeNanos = floorFirst ? second : first;
+                long[] nanos = new long[subjects.size()];
+                for (int k = 0; k < subjects.size(); k++) {
+                    int subject = Math.floorMod(round + k, subjects.size());
+                    nanos[subject] = time(subjects.get(subject));
+                }
                 if (round >= 0) {
-                    ratios[round] = (double) floorNanos / storeNanos;
+                    api[round] = (double) nanos[0] / nanos[1];
+                    direct[round] = (double) nanos[0] / nanos[2];
                     System.out.printf(
                             Locale.ROOT,
-                            "round %2d: floor %,6.0f ops/s, store %,6.0f ops/s, ratio %.2f%n",
+                            "round %2d: floor %,6.0f ops/s, store %,6.0f ops/s (%.2f), its SPI %,6.0f ops/s (%.2f)%n",
                             round,
-                            OPS / (floorNanos / 1e9),
-                            OPS / (storeNanos / 1e9),
-                            ratios[round]);
+                            OPS / (nanos[0] / 1e9),
+                            OPS / (nanos[1] / 1e9),
+                            api[round],
+                            OPS / (nanos[2] / 1e9),
+                            direct[round]);
                 }
             }
-            Arrays.sort(ratios);
+            spi.close();
+            Arrays.sort(api);
+            Arrays.sort(direct);
             System.out.printf(
                     Locale.ROOT,
-                    "store / floor, %d rounds: median %.2f, range %.2f–%.2f%n",
+                    "%d rounds, / floor: store median %.2f (range %.2f–%.2f), its SPI median %.2f (range %.2f–%.2f)%n",
                     rounds,
-                    ratios[rounds / 2],
-                    ratios[0],
-                    ratios[rounds - 1]);
+                    api[rounds / 2],
+                    api[0],
+                    api[rounds - 1],
+                    direct[rounds / 2],
+                    direct[0],
+                    direct[rounds - 1]);
         }
     }
 
