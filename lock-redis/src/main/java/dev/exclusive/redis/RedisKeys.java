@@ -21,7 +21,7 @@ final class RedisKeys {
 
     private RedisKeys() {}
 
-    /** @return the key of the lease hash of {@code name} */
+    /** @return the key of the lease of {@code name} */
     static String lockKey(String name) {
         return LOCK + escape(name) + "}";
     }

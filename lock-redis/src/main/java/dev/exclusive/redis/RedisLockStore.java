@@ -47,8 +47,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * did not exist starts at the Redis time in µs, read by {@code TIME}), push its expiry out if it would end
  * before ttl + retention, and {@code SET} the lease with {@code PX} ttl plus 2 ms (Redis counts whole
  * milliseconds, so without the slack the key could vanish before the holder's own estimate of its lease ends).
- * Three commands and one write to each key; no clock is read: the answer's acquisition and expiry times are
- * {@link RedisClock}'s estimate of the Redis clock at the reply.</li>
+ * Four commands, one write to each key; no clock is read: the answer's acquisition and expiry times are
+ * the store's estimate of the Redis clock at the reply (one {@code TIME} reading at most 10 s old, advanced by
+ * {@link System#nanoTime()}; off by about a round trip).</li>
  * <li>release: {@code GET} the lease; if its owner is the caller, {@code DEL} it and, only if a waiter of another
  * store instance recorded itself on it, {@code PUBLISH} its key; else answer {@code false}. A lease whose
  * {@code PX} passed reads as absent, so a late release never frees the next holder. The waiters of this store
