@@ -16,12 +16,12 @@ final class RedisKeys {
     private static final String LOCK = "exclusive:lock:{";
     private static final String FENCE = "exclusive:fence:{";
 
-    /** The channel that release and force-release publish the lock name on. */
+    /** The channel that release and force-release publish the lease key on, when another instance waits. */
     static final String RELEASED_CHANNEL = "exclusive:released";
 
     private RedisKeys() {}
 
-    /** @return the key of the lease hash of {@code name} */
+    /** @return the key of the lease of {@code name} */
     static String lockKey(String name) {
         return LOCK + escape(name) + "}";
     }
@@ -130,6 +130,30 @@ final class RedisKeys {
             }
         }
         return escaped == null ? name : escaped.toString();
+    }
+
+    /**
+     * @param owner an owner id
+     * @return how a lease string starts for it: the owner with {@code %} and line feeds escaped (as {@code %25}
+     *         and {@code %0A}), so that the first line feed of a lease ends its owner, then a line feed
+     */
+    static String ownerField(String owner) {
+        if (owner.indexOf('%') < 0 && owner.indexOf('\n') < 0) {
+            return owner + '\n';
+        }
+        return owner.replace("%", "%25").replace("\n", "%0A") + '\n';
+    }
+
+    /** @return the owner id an escaped owner field (without its line feed) stands for */
+    static String unescapeOwner(String escaped) {
+        return escaped.indexOf('%') < 0 ? escaped : escaped.replace("%0A", "\n").replace("%25", "%");
+    }
+
+    /** @return a new random id for a store instance, as {@code wait.lua} records waiters: 12 URL-safe characters */
+    static String instanceId() {
+        byte[] random = new byte[9];
+        new java.security.SecureRandom().nextBytes(random);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
     }
 
     /** @return {@code text} with Redis glob characters ({@code * ? [ ] \}) escaped by a backslash */

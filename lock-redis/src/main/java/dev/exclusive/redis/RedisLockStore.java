@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
@@ -25,59 +26,77 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * Locks shared by every server connected to the same Redis: standalone, Sentinel or Cluster, on Jedis.
  *
- * <p>Keys. A lock named {@code n} has two keys: a hash {@code exclusive:lock:{n'}} holding owner, holder,
- * acquisition time and fence, which expires by Redis's own {@code PX} at the end of the lease; and a
- * counter {@code exclusive:fence:{n'}} holding the last fence granted. {@code n'} is {@code n} with {@code %},
- * <code>}</code> and lone surrogates escaped, so it is the hash tag of both keys whatever the name holds: both
- * live in one Cluster slot, two names never share a key, and a prefix of names is a prefix of keys.
+ * <p>Keys. A lock named {@code n} has two keys: its lease {@code exclusive:lock:{n'}}, a string
+ * {@code <owner>\n<waiters>\n<fence>\n<span>\n<holder>} that expires by Redis's own {@code PX} at the end of the
+ * lease; and a counter {@code exclusive:fence:{n'}} holding the last fence granted. {@code n'} is {@code n} with
+ * {@code %}, <code>}</code> and lone surrogates escaped, so it is the hash tag of both keys whatever the name
+ * holds: both live in one Cluster slot, two names never share a key, and a prefix of names is a prefix of keys.
+ * The owner is escaped ({@code %} and line feeds), so the first line feed ends it; {@code <waiters>} names the
+ * store instance whose threads wait for the lease (or {@code *} for several); {@code <span>} is the lease's length
+ * from its acquisition to its current expiry, so that {@code <span> - PTTL} is the time held, read without a
+ * clock.
  *
  * <p>Algorithm. Every operation is one Lua script (resources {@code dev/exclusive/redis/*.lua}, run by
  * {@code EVALSHA}, sent again with {@code EVAL} on {@code NOSCRIPT}). Redis runs a script alone: no other
  * command, from any client, runs between its first and last step, so each check-then-act below is atomic.
  * <ol>
- * <li>acquire: if a live hash exists ({@code PTTL} above 0, or -1) and its owner is another, answer busy with its
- * {@code PTTL}, which waiters use to sleep until the lease ends. If its owner is the caller (a retry of an attempt
- * whose reply was lost: Jedis's Cluster client sends a script again after a read timeout), {@code PEXPIRE} it to
- * the ttl, push the counter's retention out as extend does, and answer acquired with that hold's fence and
- * acquisition time. Else read {@code TIME}; fence = max(counter + 1, Redis time in µs); set
- * the counter to the fence with {@code PX} ttl + retention; write the hash and {@code PEXPIRE} it to the ttl plus
- * 2 ms (Redis counts whole milliseconds, so without the slack the key could vanish before the holder's own
- * estimate of its lease ends);
- * answer the fence, acquisition and expiry times by the Redis clock.</li>
- * <li>release: if the hash's owner is the caller, delete it and {@code PUBLISH} the name; else answer
- * {@code false}. A hash whose {@code PX} passed reads as absent, so a late release never frees the next
- * holder.</li>
- * <li>release with a minimum hold: the same script, given the minimum. If the owner matches, read {@code TIME};
- * if the hash's acquisition time plus the minimum (the floor) has passed, delete and {@code PUBLISH} as release
- * does; if not, {@code PEXPIRE} the hash to end at the floor (plus the 2 ms of slack) unless its {@code PTTL}
- * already ends sooner, keep owner and fence, and publish nothing: waiters see it expire.</li>
- * <li>extend: if the owner matches, {@code PEXPIRE} the hash to the new ttl and push the counter's retention out
- * beyond it.</li>
- * <li>force-release: delete the hash if it exists; then {@code PUBLISH}.</li>
- * <li>inspect: {@code PTTL}, the fields and {@code TIME}, read at one instant.</li>
+ * <li>acquire: {@code PTTL} of the lease. If it is live (above 0, or -1) and its owner is another, answer busy
+ * with that {@code PTTL}, which waiters use to sleep until the lease ends. If its owner is the caller (a retry of
+ * an attempt whose reply was lost: Jedis's Cluster client sends a script again after a read timeout), renew it to
+ * the ttl as extend does and answer acquired with that hold's fence. Else {@code INCR} the counter (a counter that
+ * did not exist starts at the Redis time in µs, read by {@code TIME}), push its expiry out if it would end
+ * before ttl + retention, and {@code SET} the lease with {@code PX} ttl plus 2 ms (Redis counts whole
+ * milliseconds, so without the slack the key could vanish before the holder's own estimate of its lease ends).
+ * Four commands, one write to each key; no clock is read: the answer's acquisition and expiry times are
+ * the store's estimate of the Redis clock at the reply (one {@code TIME} reading at most 10 s old, advanced by
+ * {@link System#nanoTime()}; off by about a round trip).</li>
+ * <li>release: {@code GET} the lease; if its owner is the caller, {@code DEL} it and, only if a waiter of another
+ * store instance recorded itself on it, {@code PUBLISH} its key; else answer {@code false}. A lease whose
+ * {@code PX} passed reads as absent, so a late release never frees the next holder. The waiters of this store
+ * are signalled directly.</li>
+ * <li>release with a minimum hold: another script, given the minimum. If the owner matches and the time held
+ * ({@code <span> - PTTL}) has reached the minimum, release as above; if not, set the lease to end when it
+ * does (plus the 2 ms of slack) unless its {@code PTTL} already ends sooner, keep owner and fence, and publish
+ * nothing: waiters see it expire.</li>
+ * <li>extend: if the owner matches, {@code SET} the lease again with the new {@code PX} and its span grown by
+ * what the renewal adds, and push the counter's retention out beyond it.</li>
+ * <li>force-release: delete the lease if it exists; publish as release does.</li>
+ * <li>wait (before a waiter parks): if the lease is live, record this store instance in its {@code <waiters>}
+ * ({@code SET ... KEEPTTL}) and answer busy; else answer free, and the waiter tries again at once.</li>
+ * <li>inspect: {@code PTTL}, the lease and {@code TIME}, read at one instant.</li>
  * </ol>
- * Expiry is decided by the Redis server alone ({@code PX}); no client clock decides anything. On Redis 7 a
- * script may call {@code TIME}: scripts replicate by their effects, so replicas and the AOF receive the values
- * written, not the script.
+ * Expiry is decided by the Redis server alone ({@code PX}); no client clock decides anything. A script may call
+ * {@code TIME} before it writes: scripts replicate by their effects (the default since Redis 5.0), so replicas
+ * and the AOF receive the values written, not the script. Requires Redis 6.0 or later ({@code SET ... KEEPTTL});
+ * tested on 7.0.
+ *
+ * <p>Previous layout. Versions before this one kept the lease as a hash (owner, holder, acquired, fence). These
+ * scripts read such a hash: it is busy for other owners, and its own owner (a restored handle) can renew,
+ * extend, release or inspect it; the counter is the same. The previous version's scripts fail on this one's
+ * leases ({@code WRONGTYPE}, reported as {@link LockStoreUnavailableException}): during a rolling upgrade an old
+ * instance cannot take a lock a new one holds, and its waiters wake by re-checking, not by message.
  *
  * <p>Fences. A fence is greater than every fence granted for the name before, across releases, expiries and
- * stores, as long as the name's counter is kept: it is refreshed on every acquisition and extension and
- * expires 24 hours after the end of the last lease (see {@link RedisLockStoreBuilder#fenceRetention}), so a
- * million one-off names leave nothing behind a day later. After that, or when the counter is lost (a restart without
+ * stores, as long as the name's counter is kept: its expiry is pushed out on every acquisition and extension
+ * to at least the end of the lease plus the retention (at most twice that, so that most acquisitions need not
+ * write it), 24 hours unless {@link RedisLockStoreBuilder#fenceRetention} says otherwise, so a million one-off
+ * names leave nothing behind a few days later. After that, or when the counter is lost (a restart without
  * persistence, a failover that lost the last writes), fences still increase as long as the Redis server's clock
- * has moved forward past the last fence, since a fence is never below the Redis time in microseconds.
+ * has moved forward past the last fence, since a new counter starts at the Redis time in microseconds.
  *
  * <p>Durability. A lock is exactly as durable as Redis's data: a lock held when Redis restarts without
  * persistence (or fails over before the write reached a replica) is gone, and another caller may acquire it.
  * Use fences for work that must not run twice.
  *
- * <p>Waiting. A release publishes the name on {@value RedisKeys#RELEASED_CHANNEL}. Each store has one daemon
- * thread, {@code exclusive-redis-subscriber-<store>}, holding one subscribed connection, which signals the waiting
- * threads of this JVM through {@link LocalSignals}: no thread and no connection per waiter. The thread comes from
- * the store's thread factory ({@link RedisLockStoreBuilder#threadFactory}; the provider uses the one it is given),
- * starts with the first wait and ends with {@link #close()}. Messages can be lost (the subscription is
- * re-established after Redis restarts, and anything published meanwhile is missed), so waiters also re-check
- * with a backoff of 100 ms to 1 s, never beyond the holder's expiry.
+ * <p>Waiting. A waiter of this store is woken directly by a release through this store. For the others, a
+ * release publishes the lease key on {@value RedisKeys#RELEASED_CHANNEL} when a waiter of another store instance
+ * recorded itself on the lease. Each store has one daemon thread, {@code exclusive-redis-subscriber-<store>},
+ * holding one subscribed connection, which signals the waiting threads of this JVM through {@link LocalSignals}:
+ * no thread and no connection per waiter. The thread comes from the store's thread factory
+ * ({@link RedisLockStoreBuilder#threadFactory}; the provider uses the one it is given), starts with the first wait
+ * and ends with {@link #close()}. Messages can be lost (the subscription is re-established after Redis restarts,
+ * and anything published meanwhile is missed), so waiters also re-check with a backoff of 100 ms to 1 s, never
+ * beyond the holder's expiry.
  *
  * <p>Listing. {@code SCAN MATCH} with the escaped prefix (glob characters {@code * ? [ ] \} escaped), on every
  * master in Cluster; each key found is read with the inspect script, which leaves out expired locks.
@@ -120,7 +139,11 @@ public final class RedisLockStore implements LockStore {
     private final RedisTopology topology;
     private final UnifiedJedis client;
     private final String storeName;
-    private final String fenceRetention;
+    private final long fenceRetention;
+    /** This store instance on a lease's waiters: random, so that two stores of one JVM are two instances. */
+    private final String instance = RedisKeys.instanceId();
+
+    private final RedisClock clock = new RedisClock();
     private final RedisFailures failures;
     private final RedisLister lister;
     private final LocalSignals signals = new LocalSignals();
@@ -132,7 +155,7 @@ public final class RedisLockStore implements LockStore {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.client = topology.client();
         this.storeName = Objects.requireNonNull(storeName, "storeName");
-        this.fenceRetention = Long.toString(fenceRetention.toMillis());
+        this.fenceRetention = fenceRetention.toMillis();
         this.failures = new RedisFailures(storeName, topology);
         this.lister = new RedisLister(topology);
         this.subscriber = new ReleaseSubscriber(
@@ -204,44 +227,63 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
-        return RedisReplies.acquisition(call(
-                name,
-                "acquire",
-                () -> RedisScript.ACQUIRE.run(
-                        client,
-                        List.of(RedisKeys.lockKey(name), RedisKeys.fenceKey(name)),
-                        List.of(owner, holder.encode(), millis(ttl), fenceRetention))));
+        return call(name, "acquire", () -> {
+            Object reply = RedisScript.ACQUIRE.run(
+                    client,
+                    List.of(RedisKeys.lockKey(name), RedisKeys.fenceKey(name)),
+                    List.of(RedisKeys.ownerField(owner), holder.encode(), leaseMillis(ttl), retainMillis(ttl)));
+            long arrived = System.nanoTime();
+            if (reply instanceof List<?> busy && busy.size() == 1) {
+                return RedisReplies.acquisition(reply, 0, ttl);
+            }
+            return RedisReplies.acquisition(reply, clock.millisAt(arrived, () -> redisTime(name)), ttl);
+        });
     }
 
     @Override
     public boolean release(String name, String owner) {
-        return release(name, owner, "0");
+        boolean released = RedisReplies.yes(call(
+                name,
+                "release",
+                () -> RedisScript.RELEASE.run(
+                        client, List.of(RedisKeys.lockKey(name)), List.of(RedisKeys.ownerField(owner), instance))));
+        if (released) {
+            signals.signal(name); // this JVM's waiters; the script published only for other instances'
+        }
+        return released;
     }
 
     /** The release script with a floor: it frees the lock past it, or shortens the lease to it, in one step. */
     @Override
     public boolean release(String name, String owner, Duration minHold) {
         long millis = minHold.toMillis();
-        return release(name, owner, Long.toString(minHold.minusMillis(millis).isZero() ? millis : millis + 1));
-    }
-
-    private boolean release(String name, String owner, String minHoldMillis) {
-        return RedisReplies.yes(call(
+        long floor = minHold.minusMillis(millis).isZero() ? millis : millis + 1;
+        if (floor <= 0) {
+            return release(name, owner);
+        }
+        long outcome = RedisReplies.number(call(
                 name,
                 "release",
-                () -> RedisScript.RELEASE.run(
+                () -> RedisScript.RELEASE_AFTER.run(
                         client,
                         List.of(RedisKeys.lockKey(name)),
-                        List.of(owner, RedisKeys.RELEASED_CHANNEL, name, minHoldMillis))));
+                        List.of(RedisKeys.ownerField(owner), instance, Long.toString(floor)))));
+        if (outcome == 2) {
+            signals.signal(name);
+        }
+        return outcome > 0;
     }
 
     @Override
     public boolean forceRelease(String name) {
-        return RedisReplies.yes(call(
+        boolean released = RedisReplies.yes(call(
                 name,
                 "force-release",
-                () -> RedisScript.FORCE_RELEASE.run(
-                        client, List.of(RedisKeys.lockKey(name)), List.of(RedisKeys.RELEASED_CHANNEL, name))));
+                () -> RedisScript.FORCE_RELEASE.run(client, List.of(RedisKeys.lockKey(name)), List.of(instance))));
+        if (released) {
+            signals.signal(name);
+        }
+        return released;
     }
 
     @Override
@@ -252,7 +294,7 @@ public final class RedisLockStore implements LockStore {
                 () -> RedisScript.EXTEND.run(
                         client,
                         List.of(RedisKeys.lockKey(name), RedisKeys.fenceKey(name)),
-                        List.of(owner, millis(ttl), fenceRetention))));
+                        List.of(RedisKeys.ownerField(owner), leaseMillis(ttl), retainMillis(ttl)))));
     }
 
     @Override
@@ -275,12 +317,17 @@ public final class RedisLockStore implements LockStore {
         return WAIT_POLICY;
     }
 
+    /**
+     * Registers the waiter in this JVM, then records this store instance on the lease ({@code wait.lua}), so that
+     * a release by another instance publishes; a release by this one signals its waiters directly.
+     */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         subscriber.start();
         signals.await(name, maxWait, () -> {
             try {
-                return withInterruptFlagAside(() -> client.exists(RedisKeys.lockKey(name)));
+                return withInterruptFlagAside(() -> RedisReplies.yes(
+                        RedisScript.WAIT.run(client, List.of(RedisKeys.lockKey(name)), List.of(instance))));
             } catch (JedisException e) {
                 return false; // let the caller try again at once: its next call reports the outage
             }
@@ -353,7 +400,18 @@ public final class RedisLockStore implements LockStore {
         }
     }
 
-    private static String millis(Duration duration) {
-        return Long.toString(Math.max(1, duration.toMillis()));
+    /** @return the lease a ttl asks for, in milliseconds, with acquire.lua's 2 ms of slack */
+    private static String leaseMillis(Duration ttl) {
+        return Long.toString(Math.max(1, ttl.toMillis()) + 2);
+    }
+
+    /** @return how long the fence counter must be kept at least, from now: the ttl plus the retention */
+    private String retainMillis(Duration ttl) {
+        return Long.toString(Math.max(1, ttl.toMillis()) + fenceRetention);
+    }
+
+    /** @return a {@code TIME} reply from the node that holds {@code name}'s keys */
+    private Object redisTime(String name) {
+        return client.sendCommand(RedisKeys.lockKey(name), Protocol.Command.TIME);
     }
 }

@@ -43,8 +43,9 @@ public final class RedisLockStoreBuilder {
     RedisLockStoreBuilder() {}
 
     /**
-     * @param retention how long a name's fence counter is kept after its last lease ends; at least 1 ms.
-     *                  Fences strictly increase within it whatever the clocks do (see {@link RedisLockStore}).
+     * @param retention how long a name's fence counter is kept at least after its last lease ends (at most
+     *                  about twice as long, so that most acquisitions need not push its expiry out); at least
+     *                  1 ms. Fences strictly increase within it whatever the clocks do (see {@link RedisLockStore}).
      * @return this builder
      */
     public RedisLockStoreBuilder fenceRetention(Duration retention) {

@@ -13,16 +13,23 @@ final class RedisReplies {
 
     private RedisReplies() {}
 
-    /** @return the outcome that an {@code acquire.lua} reply describes */
-    static Acquisition acquisition(Object answer) {
-        List<?> reply = (List<?>) answer;
-        if (number(reply.get(0)) == 1) {
-            return new Acquisition.Acquired(
-                    number(reply.get(1)),
-                    Instant.ofEpochMilli(number(reply.get(2))),
-                    Instant.ofEpochMilli(number(reply.get(3))));
+    /**
+     * @param answer    an {@code acquire.lua} reply
+     * @param redisNow  the Redis clock when it arrived, estimated ({@link RedisClock})
+     * @param ttl       the ttl asked for
+     * @return the outcome it describes
+     */
+    static Acquisition acquisition(Object answer, long redisNow, Duration ttl) {
+        if (answer instanceof Long fence) {
+            Instant now = Instant.ofEpochMilli(redisNow);
+            return new Acquisition.Acquired(fence, now, now.plus(ttl));
         }
-        long remaining = number(reply.get(1));
+        List<?> reply = (List<?>) answer;
+        if (reply.size() == 2) { // the caller's own hold, renewed
+            Instant now = Instant.ofEpochMilli(redisNow);
+            return new Acquisition.Acquired(number(reply.get(0)), now.minusMillis(number(reply.get(1))), now.plus(ttl));
+        }
+        long remaining = number(reply.get(0));
         return remaining >= 0 ? new Acquisition.Busy(Duration.ofMillis(remaining)) : Acquisition.Busy.unknown();
     }
 
@@ -32,17 +39,52 @@ final class RedisReplies {
         if (reply == null) {
             return null;
         }
-        long acquired = number(reply.get(2));
-        long remaining = number(reply.get(4));
-        long now = number(reply.get(5));
+        if (reply.size() == 4) {
+            return lease(name, text(reply.get(0)), number(reply.get(1)), micros(reply.get(2), reply.get(3)) / 1_000);
+        }
+        // a hash of the previous layout: owner, holder, acquired, fence, remaining, Redis time
+        long remaining = Math.max(1, number(reply.get(4)) - 2); // leaves out acquire.lua's slack
+        long now = micros(reply.get(5), reply.get(6)) / 1_000;
         return new LockEntry(
                 name,
                 text(reply.get(0)),
                 LockHolder.decode(text(reply.get(1))),
-                Instant.ofEpochMilli(acquired),
+                Instant.ofEpochMilli(Long.parseLong(text(reply.get(2)))),
                 Instant.ofEpochMilli(now + remaining),
                 Duration.ofMillis(remaining),
-                number(reply.get(3)));
+                Long.parseLong(text(reply.get(3))));
+    }
+
+    /**
+     * Parses a lease string ({@code <owner>\n<waiters>\n<fence>\n<span>\n<holder>}, see {@code acquire.lua}).
+     *
+     * @param pttl the key's remaining time, slack included
+     * @param now  the Redis clock in epoch milliseconds when it was read
+     * @return its entry, or {@code null} if the string is not a lease this store wrote
+     */
+    static LockEntry lease(String name, String lease, long pttl, long now) {
+        int owner = lease.indexOf('\n');
+        int waiters = owner < 0 ? -1 : lease.indexOf('\n', owner + 1);
+        int fence = waiters < 0 ? -1 : lease.indexOf('\n', waiters + 1);
+        int span = fence < 0 ? -1 : lease.indexOf('\n', fence + 1);
+        if (span < 0) {
+            return null;
+        }
+        try {
+            long fenceValue = Long.parseLong(lease, waiters + 1, fence, 10);
+            long elapsed = Long.parseLong(lease, fence + 1, span, 10) - pttl;
+            long remaining = Math.max(1, pttl - 2); // leaves out acquire.lua's slack: never above the ttl asked
+            return new LockEntry(
+                    name,
+                    RedisKeys.unescapeOwner(lease.substring(0, owner)),
+                    LockHolder.decode(lease.substring(span + 1)),
+                    Instant.ofEpochMilli(now - elapsed),
+                    Instant.ofEpochMilli(now + remaining),
+                    Duration.ofMillis(remaining),
+                    fenceValue);
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /** @return a script's 1 as {@code true}, 0 as {@code false} */
@@ -56,5 +98,9 @@ final class RedisReplies {
 
     static String text(Object reply) {
         return reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : (String) reply;
+    }
+
+    private static long micros(Object seconds, Object micros) {
+        return Long.parseLong(text(seconds)) * 1_000_000 + Long.parseLong(text(micros));
     }
 }

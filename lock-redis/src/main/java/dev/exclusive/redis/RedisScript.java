@@ -20,6 +20,8 @@ record RedisScript(String name, String source, String sha) {
 
     static final RedisScript ACQUIRE = load("acquire");
     static final RedisScript RELEASE = load("release");
+    static final RedisScript RELEASE_AFTER = load("release-after");
+    static final RedisScript WAIT = load("wait");
     static final RedisScript EXTEND = load("extend");
     static final RedisScript FORCE_RELEASE = load("force-release");
     static final RedisScript INSPECT = load("inspect");

@@ -13,8 +13,9 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The one subscriber of a store: a daemon thread that holds one connection subscribed to
- * {@link RedisKeys#RELEASED_CHANNEL} and turns each message (a lock name) into a {@link LocalSignals#signal}
- * for the waiters of this JVM. However many threads wait, there is one thread and one connection.
+ * {@link RedisKeys#RELEASED_CHANNEL} and turns each message (a lease key; from the previous version, a lock name)
+ * into a {@link LocalSignals#signal} for the waiters of this JVM. However many threads wait, there is one thread
+ * and one connection.
  *
  * <p>The thread comes from the store's thread factory (inside a Jakarta EE server, the container's managed one),
  * is started on the first wait and ends with {@link #close()}. A factory that refuses a thread (a container
@@ -231,8 +232,10 @@ final class ReleaseSubscriber {
         }
 
         @Override
-        public void onMessage(String channel, String name) {
-            signals.signal(name);
+        public void onMessage(String channel, String message) {
+            // this version publishes the lease key; the previous one published the name
+            String name = RedisKeys.nameOf(message);
+            signals.signal(name == null ? message : name);
         }
     }
 }

@@ -1,14 +1,22 @@
--- Releases a lock whoever holds it, then tells waiters.
+-- Releases a lock whoever holds it; tells waiters of other store instances, if any wait.
 --
--- KEYS[1]  the lock's hash
--- ARGV[1]  the channel that waiters listen on
--- ARGV[2]  the full lock name (the message)
+-- KEYS[1]  the lock's lease (see acquire.lua)
+-- ARGV[1]  id of the releasing store instance, which wakes its own waiters itself
 --
--- Returns 1 if a live lease was removed, 0 if the lock was free or expired.
+-- Returns 1 if a live lease was removed, 0 if the lock was free or expired. A lease of the previous layout (a
+-- hash) is always published.
 
-local live = redis.call('PTTL', KEYS[1]) > 0
-if redis.call('DEL', KEYS[1]) == 0 or not live then
+local remaining = redis.call('PTTL', KEYS[1])
+if remaining == -2 then
     return 0
 end
-redis.call('PUBLISH', ARGV[1], ARGV[2])
+local lease = redis.pcall('GET', KEYS[1])
+redis.call('DEL', KEYS[1])
+if remaining == 0 then
+    return 0
+end
+local waiters = type(lease) == 'string' and string.match(lease, '^[^\n]*\n([^\n]*)') or '*'
+if waiters ~= '' and waiters ~= ARGV[1] then
+    redis.call('PUBLISH', 'exclusive:released', KEYS[1])
+end
 return 1

@@ -3,12 +3,14 @@ package dev.exclusive.redis;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -31,6 +33,20 @@ final class RedisServers {
     static final String SHARED_URL = "redis://" + HOST + ":" + SHARED_PORT;
 
     private RedisServers() {}
+
+    /** @return a store on the shared Redis whose fence counters are kept 5 minutes, not a day */
+    static RedisLockStore sharedStore(String storeName) {
+        return RedisLockStore.builder()
+                .url(URI.create(SHARED_URL))
+                .storeName(storeName)
+                .fenceRetention(Duration.ofMinutes(5))
+                .build();
+    }
+
+    /** @return a prefix of lock names that no other test run uses on the shared Redis */
+    static String uniquePrefix(String what) {
+        return what + "-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    }
 
     /** Skips (or under CI fails) the calling test when the shared Redis does not answer. */
     static void requireSharedRedis() {

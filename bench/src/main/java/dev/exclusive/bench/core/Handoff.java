@@ -1,8 +1,8 @@
 package dev.exclusive.bench.core;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,6 +38,19 @@ public final class Handoff {
     private Handoff() {}
 
     /**
+     * Where the instant of the last release is kept, in {@link System#nanoTime()} units: in this JVM, or in memory
+     * that JVMs on one host share (Linux's monotonic clock, which {@code nanoTime} reads, is one for the host).
+     */
+    public interface LastRelease {
+        long get();
+
+        void set(long nanos);
+    }
+
+    /** The handoffs one process measured, unsorted. */
+    public record Samples(long[] nanos, int count) {}
+
+    /**
      * @param name          the label
      * @param subject       the lock
      * @param threads       contending threads
@@ -47,34 +60,36 @@ public final class Handoff {
      */
     public static Result run(String name, Subject subject, int threads, long workMicros, double seconds)
             throws InterruptedException {
-        run(subject, threads, workMicros, 1.0); // warm-up
+        AtomicLong released = new AtomicLong();
+        LastRelease last = new LastRelease() {
+            @Override
+            public long get() {
+                return released.get();
+            }
+
+            @Override
+            public void set(long nanos) {
+                released.set(nanos);
+            }
+        };
+        long start = System.nanoTime();
+        long from = start + 1_000_000_000L;
+        long end = from + (long) (seconds * 1e9);
+        return result(name, List.of(run(subject, threads, workMicros, start, from, end, last)), end - from);
+    }
+
+    /**
+     * Runs the threads of one process from {@code start} to {@code end} (both {@code nanoTime}), counting the
+     * acquisitions and handoffs from {@code measureFrom} on; several processes may run together on one lock.
+     *
+     * @return the handoffs measured
+     */
+    public static Samples run(
+            Subject subject, int threads, long workMicros, long start, long measureFrom, long end, LastRelease last)
+            throws InterruptedException {
         long[][] samples = new long[threads][];
         int[] counts = new int[threads];
-        long elapsed = run(subject, threads, workMicros, seconds, samples, counts);
-        int total = Arrays.stream(counts).sum();
-        long[] all = new long[total];
-        int at = 0;
-        for (int t = 0; t < threads; t++) {
-            System.arraycopy(samples[t], 0, all, at, counts[t]);
-            at += counts[t];
-        }
-        Arrays.sort(all);
-        double p50 = total == 0 ? Double.NaN : all[(int) (total * 0.50)] / 1_000.0;
-        double p99 = total == 0 ? Double.NaN : all[Math.min(total - 1, (int) (total * 0.99))] / 1_000.0;
-        return new Result(name, total, total / (elapsed / 1e9), p50, p99);
-    }
-
-    private static void run(Subject subject, int threads, long workMicros, double seconds) throws InterruptedException {
-        run(subject, threads, workMicros, seconds, new long[threads][], new int[threads]);
-    }
-
-    private static long run(
-            Subject subject, int threads, long workMicros, double seconds, long[][] samples, int[] counts)
-            throws InterruptedException {
-        AtomicLong releasedAt = new AtomicLong(0);
-        CountDownLatch start = new CountDownLatch(1);
         long workNanos = workMicros * 1_000;
-        long[] deadline = new long[1];
         Thread[] workers = new Thread[threads];
         Throwable[] failure = new Throwable[1];
         for (int t = 0; t < threads; t++) {
@@ -83,12 +98,14 @@ public final class Handoff {
             workers[t] = new Thread(
                     () -> {
                         try {
-                            start.await();
-                            while (System.nanoTime() - deadline[0] < 0) {
+                            while (System.nanoTime() - start < 0) {
+                                Thread.onSpinWait();
+                            }
+                            while (System.nanoTime() - end < 0) {
                                 subject.acquire();
                                 long acquired = System.nanoTime();
-                                long previous = releasedAt.get();
-                                if (previous != 0) {
+                                long previous = last.get();
+                                if (previous != 0 && acquired - measureFrom >= 0) {
                                     if (counts[index] == samples[index].length) {
                                         samples[index] = Arrays.copyOf(samples[index], counts[index] * 2);
                                     }
@@ -98,7 +115,7 @@ public final class Handoff {
                                 while (System.nanoTime() - until < 0) {
                                     Thread.onSpinWait();
                                 }
-                                releasedAt.set(System.nanoTime());
+                                last.set(System.nanoTime());
                                 subject.release();
                             }
                         } catch (Throwable e) {
@@ -108,15 +125,34 @@ public final class Handoff {
                     "handoff-" + t);
             workers[t].start();
         }
-        long begin = System.nanoTime();
-        deadline[0] = begin + (long) (seconds * 1e9);
-        start.countDown();
         for (Thread worker : workers) {
             worker.join();
         }
         if (failure[0] != null) {
             throw new IllegalStateException("a contending thread failed", failure[0]);
         }
-        return System.nanoTime() - begin;
+        int total = Arrays.stream(counts).sum();
+        long[] all = new long[total];
+        int at = 0;
+        for (int t = 0; t < threads; t++) {
+            System.arraycopy(samples[t], 0, all, at, counts[t]);
+            at += counts[t];
+        }
+        return new Samples(all, total);
+    }
+
+    /** @return the figures of the handoffs that one or more processes measured over {@code measuredNanos} */
+    public static Result result(String name, List<Samples> parts, long measuredNanos) {
+        int total = parts.stream().mapToInt(Samples::count).sum();
+        long[] all = new long[total];
+        int at = 0;
+        for (Samples part : parts) {
+            System.arraycopy(part.nanos(), 0, all, at, part.count());
+            at += part.count();
+        }
+        Arrays.sort(all);
+        double p50 = total == 0 ? Double.NaN : all[(int) (total * 0.50)] / 1_000.0;
+        double p99 = total == 0 ? Double.NaN : all[Math.min(total - 1, (int) (total * 0.99))] / 1_000.0;
+        return new Result(name, total, total / (measuredNanos / 1e9), p50, p99);
     }
 }

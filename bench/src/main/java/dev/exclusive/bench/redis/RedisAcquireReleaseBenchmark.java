@@ -32,7 +32,7 @@ import redis.clients.jedis.params.SetParams;
  * {@code EVALSHA} (delete if the owner matches) to release; two round trips. {@code exclusiveLock} goes through
  * the public API with a new handle per acquisition, as application code does; {@code exclusiveStore} calls the
  * store SPI directly; {@code redissonRLock} is Redisson's {@code RLock} with a lease time (no watchdog). Target:
- * {@code exclusiveLock} at least 0.85× {@code rawJedisFloor}.
+ * {@code exclusiveLock} at least 0.9× {@code rawJedisFloor}.
  *
  * <pre>java -jar bench/target/benchmarks.jar RedisAcquireReleaseBenchmark -f 1 -wi 2 -w 2s -i 3 -r 3s</pre>
  */

@@ -1,0 +1,47 @@
+package dev.exclusive.redis;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * This JVM's estimate of the Redis clock, for the acquisition and expiry times of {@code acquire.lua}'s answer,
+ * which reads no clock: {@code TIME} would cost a lease as much inside Redis as its whole write. The estimate
+ * is one {@code TIME} reading, taken again when it is older than {@value #RESYNC_SECONDS} s, advanced by
+ * {@link System#nanoTime()}: it is off by at most the round trip of that reading plus the drift between the two
+ * clocks since, and a step of this JVM's wall clock does not move it. Nothing in Redis depends on it: expiry
+ * and the minimum hold are decided by Redis alone, and inspection reads {@code TIME} itself. Thread-safe.
+ */
+final class RedisClock {
+
+    static final long RESYNC_SECONDS = 10;
+    private static final long RESYNC_NANOS = TimeUnit.SECONDS.toNanos(RESYNC_SECONDS);
+
+    /** A Redis time in microseconds and the {@code nanoTime} it was read at (the middle of its round trip). */
+    private record Reading(long redisMicros, long nanos) {}
+
+    private volatile Reading last;
+
+    /**
+     * @param nanos a {@link System#nanoTime()} reading, such as the arrival of a reply
+     * @param time  a {@code TIME} call, run only when the last reading is missing or stale
+     * @return the Redis clock at {@code nanos}, in epoch milliseconds, estimated
+     */
+    long millisAt(long nanos, Supplier<Object> time) {
+        Reading reading = last;
+        if (reading == null || nanos - reading.nanos > RESYNC_NANOS) {
+            reading = read(time);
+            last = reading;
+        }
+        return Math.floorDiv(reading.redisMicros * 1_000 + (nanos - reading.nanos), 1_000_000);
+    }
+
+    private static Reading read(Supplier<Object> time) {
+        long before = System.nanoTime();
+        List<?> reply = (List<?>) time.get();
+        long after = System.nanoTime();
+        long micros = Long.parseLong(RedisReplies.text(reply.get(0))) * 1_000_000
+                + Long.parseLong(RedisReplies.text(reply.get(1)));
+        return new Reading(micros, before + (after - before) / 2);
+    }
+}
