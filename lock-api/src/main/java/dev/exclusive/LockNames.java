@@ -25,6 +25,24 @@ public final class LockNames {
     private LockNames() {}
 
     /**
+     * The group a lock is counted under in metrics and statistics when nobody named one with
+     * {@link Lock#group(String)}: the part of {@code name} before its first {@code :}, followed by {@code :*}; a name
+     * without {@code :} is its own group. {@code purchase:product:42} and {@code purchase:product:43} are both
+     * {@code purchase:*}; {@code nightly-export} is {@code nightly-export}.
+     *
+     * <p>The rule keeps the number of groups bounded for names built as {@code kind:id}, the convention this library
+     * documents. A name whose varying part comes first, or that has no {@code :}, forms one group per name: give
+     * such handles a {@link Lock#group(String)}. {@code @Exclusive} methods are grouped by their name template.
+     *
+     * @param name a lock name, without the store prefix
+     * @return its group
+     */
+    public static String group(String name) {
+        int colon = name.indexOf(':');
+        return colon < 0 ? name : name.substring(0, colon) + ":*";
+    }
+
+    /**
      * Checks a name against the rule.
      *
      * @param name      the name to check
