@@ -56,7 +56,7 @@ public final class DefaultLock implements Lock {
     /** One hold of this handle: its fence, when it began, lease estimate, and renewal task. */
     private static final class Hold {
         final long fence;
-        /** {@link System#nanoTime()} when the store answered the acquisition (or the hold was adopted). */
+        /** {@link System#nanoTime()} just before the acquisition request left (or when the hold was adopted). */
         final long sinceNanos;
 
         volatile long deadlineNanos;
@@ -118,7 +118,7 @@ public final class DefaultLock implements Lock {
     @Override
     public boolean get() {
         long start = System.nanoTime();
-        boolean acquired = attempt(start).acquired();
+        boolean acquired = attempt(start, start).acquired();
         if (context.hasListeners()) {
             Duration waited = since(start);
             if (acquired) {
@@ -137,7 +137,7 @@ public final class DefaultLock implements Lock {
         long deadline = start + waitNanos;
         WaitPolicy policy = binding.store().waitPolicy();
         for (int attempt = 0; ; attempt++) {
-            Acquisition outcome = attempt(start);
+            Acquisition outcome = attempt(start, attempt == 0 ? start : System.nanoTime());
             if (outcome.acquired()) {
                 if (context.hasListeners()) {
                     Duration waited = since(start);
@@ -204,8 +204,12 @@ public final class DefaultLock implements Lock {
         return named;
     }
 
-    /** @param start when the caller's {@code get} or {@code block} began, for a failure's elapsed time */
-    private Acquisition attempt(long start) {
+    /**
+     * @param start  when the caller's {@code get} or {@code block} began, for a failure's elapsed time
+     * @param before an instant before this attempt: the lease estimate and the hold's start count from it (the
+     *               clock is read as few times as possible: each read costs tens of nanoseconds on some machines)
+     */
+    private Acquisition attempt(long start, long before) {
         started = true;
         Hold held = hold.get();
         if (held != null && !held.expired()) {
@@ -214,7 +218,6 @@ public final class DefaultLock implements Lock {
             return new Acquisition.Busy(busyFor);
         }
         LockHolder holder = holder();
-        long before = System.nanoTime();
         Acquisition outcome;
         try {
             outcome = binding.store().tryAcquire(name, owner, holder, ttl);
@@ -225,7 +228,7 @@ public final class DefaultLock implements Lock {
             busyFor = busy.remaining();
         } else if (outcome instanceof Acquisition.Acquired acquired) {
             busyFor = null;
-            Hold current = new Hold(acquired.fence(), System.nanoTime(), before + ttl.toNanos());
+            Hold current = new Hold(acquired.fence(), before, before + ttl.toNanos());
             Hold previous = hold.getAndSet(current);
             if (previous != null) {
                 previous.stopRenewal();
@@ -430,18 +433,19 @@ public final class DefaultLock implements Lock {
         current.releasing = true;
         current.stopRenewal();
         Duration floor = minHold;
-        long start = System.nanoTime();
+        // the hold's end, and the start of a failure's elapsed time: read only for listeners
+        long end = context.hasListeners() ? System.nanoTime() : 0L;
         boolean released;
         try {
             released = floor.isZero()
                     ? binding.store().release(name, owner)
                     : binding.store().release(name, owner, floor);
         } catch (LockStoreUnavailableException e) {
-            throw failed(Operation.RELEASE, start, e);
+            throw failed(Operation.RELEASE, end, e);
         }
         // Told once per hold: a second release of the same hold finds it gone from the handle and says nothing.
         if (hold.compareAndSet(current, null) && context.hasListeners()) {
-            Duration held = Duration.ofNanos(System.nanoTime() - current.sinceNanos);
+            Duration held = Duration.ofNanos(end - current.sinceNanos);
             if (released) {
                 context.tell(listener -> listener.released(this, held));
             } else {

@@ -9,9 +9,10 @@ import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
-import io.opentelemetry.api.metrics.LongUpDownCounter;
 import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.api.metrics.ObservableLongUpDownCounter;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Metrics and span events for every lock of a registry, through the OpenTelemetry API: add it as a listener.
@@ -61,10 +63,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code exclusive.lock.released}, with the store, the group, the full lock name and the wait or hold in seconds,
  * so that a trace shows where a request waited for a lock.
  *
- * <p>Thread-safe. Each event costs a map lookup and one or two instrument calls: the measured overhead is in the
- * project's README.
+ * <p>Thread-safe. Each event costs a map lookup and at most one instrument call; the locks held are counted in
+ * memory and read by the SDK when it collects. The measured overhead is in the project's README. {@link #close()}
+ * detaches that reading from the SDK, for an application that stops while the {@code OpenTelemetry} lives on.
  */
-public final class LockTelemetry implements LockListener {
+public final class LockTelemetry implements LockListener, AutoCloseable {
 
     /** The instrumentation scope: the meter's name. */
     public static final String SCOPE = "dev.exclusive";
@@ -109,7 +112,7 @@ public final class LockTelemetry implements LockListener {
 
     private final DoubleHistogram acquireDuration;
     private final DoubleHistogram heldDuration;
-    private final LongUpDownCounter held;
+    private final ObservableLongUpDownCounter held;
     private final LongCounter lost;
     private final LongCounter forceReleased;
     private final LongCounter renewalFailures;
@@ -126,6 +129,8 @@ public final class LockTelemetry implements LockListener {
         final Attributes timeout;
         final Attributes error;
         final Map<Operation, Attributes> errors = new EnumMap<>(Operation.class);
+        /** Holds acquired and not yet released; read by the {@value #HELD} callback. */
+        final LongAdder held = new LongAdder();
 
         Series(String store, String group) {
             base = Attributes.of(STORE_KEY, store, LOCK_KEY, group);
@@ -158,10 +163,13 @@ public final class LockTelemetry implements LockListener {
                 .setDescription("From a lock's acquisition to its release")
                 .setExplicitBucketBoundariesAdvice(SECONDS_BUCKETS)
                 .build();
+        // observed, not recorded: an increment of a LongAdder is cheaper than an instrument call on every event
         held = meter.upDownCounterBuilder(HELD)
                 .setUnit("{lock}")
                 .setDescription("Locks acquired and not yet released")
-                .build();
+                .buildWithCallback(measurement -> series.values()
+                        .forEach(
+                                byGroup -> byGroup.values().forEach(of -> measurement.record(of.held.sum(), of.base))));
         lost = meter.counterBuilder(LOST)
                 .setUnit("{lease}")
                 .setDescription("Leases an auto-extending handle found gone while its work ran")
@@ -229,23 +237,20 @@ public final class LockTelemetry implements LockListener {
     @Override
     public void acquired(Lock lock, Duration waited) {
         Series of = series(lock);
-        acquireDuration.record(seconds(waited), of.acquired);
-        held.add(1, of.base);
-        spanEvent("exclusive.lock.acquired", lock, of.acquired, waited);
+        of.held.increment();
+        recordWithEvent(acquireDuration, "exclusive.lock.acquired", lock, of.acquired, waited);
     }
 
     @Override
     public void busy(Lock lock, Duration waited) {
         Series of = series(lock);
-        acquireDuration.record(seconds(waited), of.busy);
-        spanEvent("exclusive.lock.busy", lock, of.busy, waited);
+        recordWithEvent(acquireDuration, "exclusive.lock.busy", lock, of.busy, waited);
     }
 
     @Override
     public void timedOut(Lock lock, Duration waited) {
         Series of = series(lock);
-        acquireDuration.record(seconds(waited), of.timeout);
-        spanEvent("exclusive.lock.busy", lock, of.timeout, waited);
+        recordWithEvent(acquireDuration, "exclusive.lock.busy", lock, of.timeout, waited);
     }
 
     @Override
@@ -253,22 +258,20 @@ public final class LockTelemetry implements LockListener {
         Series of = series(lock);
         storeErrors.add(1, of.errors.get(operation));
         if (operation == Operation.ACQUIRE) {
-            acquireDuration.record(seconds(elapsed), of.error);
-            spanEvent("exclusive.lock.busy", lock, of.error, elapsed);
+            recordWithEvent(acquireDuration, "exclusive.lock.busy", lock, of.error, elapsed);
         }
     }
 
     @Override
     public void released(Lock lock, Duration heldFor) {
         Series of = series(lock);
-        heldDuration.record(seconds(heldFor), of.base);
-        held.add(-1, of.base);
-        spanEvent("exclusive.lock.released", lock, of.base, heldFor);
+        of.held.decrement();
+        recordWithEvent(heldDuration, "exclusive.lock.released", lock, of.base, heldFor);
     }
 
     @Override
     public void expired(Lock lock, Duration heldFor) {
-        held.add(-1, series(lock).base);
+        series(lock).held.decrement();
     }
 
     @Override
@@ -288,17 +291,30 @@ public final class LockTelemetry implements LockListener {
         }
     }
 
-    /** Adds an event to the current span, if a trace is being recorded; nothing is built otherwise. */
-    private static void spanEvent(String event, Lock lock, Attributes attributes, Duration duration) {
-        Span span = Span.current();
+    /**
+     * Records a duration, and adds it as an event to the current span if a trace is being recorded (nothing is
+     * built otherwise). The current context is looked up once, for both: the SDK links exemplars through it.
+     */
+    private static void recordWithEvent(
+            DoubleHistogram histogram, String event, Lock lock, Attributes attributes, Duration duration) {
+        Context context = Context.current();
+        double seconds = seconds(duration);
+        histogram.record(seconds, attributes, context);
+        Span span = Span.fromContext(context);
         if (span.isRecording()) {
             span.addEvent(
                     event,
                     attributes.toBuilder()
                             .put(NAME_KEY, lock.name())
-                            .put(SECONDS_KEY, seconds(duration))
+                            .put(SECONDS_KEY, seconds)
                             .build());
         }
+    }
+
+    /** Stops reporting {@value #HELD} to the SDK; the other instruments stay, as the OpenTelemetry API keeps them. */
+    @Override
+    public void close() {
+        held.close();
     }
 
     @Override

@@ -196,6 +196,17 @@ class LockTelemetryTest {
     }
 
     @Test
+    void aClosedListenerNoLongerReportsTheLocksHeld() {
+        LockTelemetry telemetry = LockTelemetry.of(sdk);
+        try (LockRegistry registry = LockRegistry.builder().listener(telemetry).build()) {
+            assertTrue(registry.lock("x", 10).get());
+            assertThat(sums(metrics.collectAllMetrics(), LockTelemetry.HELD)).hasSize(1);
+            telemetry.close();
+            assertThat(sums(metrics.collectAllMetrics(), LockTelemetry.HELD)).isEmpty();
+        }
+    }
+
+    @Test
     void withTheNoopOpenTelemetryEveryEventIsANoop() {
         try (LockRegistry registry = LockRegistry.builder()
                 .listener(LockTelemetry.of(OpenTelemetry.noop()))

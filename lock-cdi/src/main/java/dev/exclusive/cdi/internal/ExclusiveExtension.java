@@ -216,6 +216,11 @@ public class ExclusiveExtension implements Extension {
     }
 
     void stop(@Observes BeforeShutdown event) {
+        TelemetryListener metrics = telemetry;
+        if (metrics != null) {
+            telemetry = null;
+            metrics.close();
+        }
         LockRegistry running = registry;
         if (running != null) {
             registry = null;

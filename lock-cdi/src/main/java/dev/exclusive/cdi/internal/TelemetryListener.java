@@ -17,6 +17,7 @@ import java.time.Duration;
 final class TelemetryListener implements LockListener {
 
     static final String API_CLASS = "io.opentelemetry.api.OpenTelemetry";
+    static final String LISTENER_CLASS = "dev.exclusive.otel.LockTelemetry";
 
     private volatile LockListener target;
 
@@ -25,12 +26,14 @@ final class TelemetryListener implements LockListener {
     /**
      * @param loader the application's class loader
      * @return a listener waiting for {@link #attach}; {@code null} if the OpenTelemetry API is not visible to the
-     *         application (no metrics then, and no linkage error)
+     *         application, or lock-otel is missing (no metrics then, and no linkage error)
      */
     static TelemetryListener ifApiPresent(ClassLoader loader) {
         try {
             Class.forName(API_CLASS, false, loader);
-            Class.forName(API_CLASS, false, TelemetryListener.class.getClassLoader());
+            ClassLoader ours = TelemetryListener.class.getClassLoader();
+            Class.forName(API_CLASS, false, ours);
+            Class.forName(LISTENER_CLASS, false, ours);
             return new TelemetryListener();
         } catch (ClassNotFoundException | LinkageError e) {
             return null;
@@ -117,6 +120,19 @@ final class TelemetryListener implements LockListener {
         LockListener to = target;
         if (to != null) {
             to.forceReleased(storeName, name, group, released);
+        }
+    }
+
+    /** Detaches the metrics from the container's OpenTelemetry, which outlives this application. */
+    void close() {
+        LockListener to = target;
+        target = null;
+        if (to instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("Exclusive's lock metrics could not be detached: " + e, e);
+            }
         }
     }
 
