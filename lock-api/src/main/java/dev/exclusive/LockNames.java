@@ -22,6 +22,9 @@ public final class LockNames {
     /** The longest full name a store receives: a name and a store prefix. Stores accept every name up to it. */
     public static final int MAX_FULL_LENGTH = MAX_LENGTH + MAX_PREFIX_LENGTH;
 
+    /** See {@link #group(String)}; only ever a derived group, {@code <kind>:*}. */
+    private static volatile String lastGroup = ":*";
+
     private LockNames() {}
 
     /**
@@ -39,7 +42,18 @@ public final class LockNames {
      */
     public static String group(String name) {
         int colon = name.indexOf(':');
-        return colon < 0 ? name : name.substring(0, colon) + ":*";
+        if (colon < 0) {
+            return name;
+        }
+        // The last group derived, reused while names of the same kind follow one another (a new handle per call):
+        // no new string to build and hash on every call.
+        String last = lastGroup;
+        if (last.length() == colon + 2 && name.regionMatches(0, last, 0, colon)) {
+            return last;
+        }
+        String group = name.substring(0, colon) + ":*";
+        lastGroup = group;
+        return group;
     }
 
     /**

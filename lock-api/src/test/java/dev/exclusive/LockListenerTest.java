@@ -171,6 +171,11 @@ class LockListenerTest {
         assertEquals("purchase:*", LockNames.group("purchase:product:42"));
         assertEquals("nightly-export", LockNames.group("nightly-export"));
         assertEquals(":*", LockNames.group(":x"));
+        assertEquals(":*", LockNames.group(":y"));
+        assertEquals("purchase:*", LockNames.group("purchase:product:43"));
+        assertEquals("purchases:*", LockNames.group("purchases:1"));
+        assertEquals("purchasf:*", LockNames.group("purchasf:1"));
+        assertEquals("purchase:*", LockNames.group("purchase:1"));
     }
 
     @Test
