@@ -1,6 +1,6 @@
 // What each application got (applications/*/dependencies.txt), checked. Every dev.exclusive jar among them must be
 // this build's own: resolved from the consumers' repository, and the same bytes as the jar the reactor packaged.
-def reactorJars = ['lock-api': lockApiJar, 'lock-cdi': lockCdiJar, 'lock-redis': lockRedisJar]
+def reactorJars = ['lock-api': lockApiJar, 'lock-cdi': lockCdiJar, 'lock-otel': lockOtelJar, 'lock-redis': lockRedisJar]
 
 def dependenciesOf = { String application ->
     def listed = new File(basedir, "${application}/dependencies.txt").readLines()
@@ -28,11 +28,12 @@ def apiOnly = dependenciesOf('api-only')
 assert storeLibraries(apiOnly).isEmpty(): "lock-api brings ${storeLibraries(apiOnly)}"
 assert apiOnly == ['dev.exclusive:lock-api']
 
-// @Exclusive on the memory and file stores (lock-cdi alone): lock-cdi and lock-api. No store library, no console,
-// and none of the APIs the server provides (Jakarta EE and MicroProfile are provided, MicroProfile Health optional).
+// @Exclusive on the memory and file stores (lock-cdi alone): lock-cdi, lock-api and lock-otel (metrics, used only
+// where the server shows the OpenTelemetry API). No store library, no console, and none of the APIs the server
+// provides (Jakarta EE, MicroProfile and OpenTelemetry are provided; MicroProfile Health and OpenTelemetry optional).
 def cdiOnly = dependenciesOf('cdi-only')
 assert storeLibraries(cdiOnly).isEmpty(): "lock-cdi brings ${storeLibraries(cdiOnly)}"
-assert cdiOnly.toSet() == ['dev.exclusive:lock-cdi', 'dev.exclusive:lock-api'].toSet()
+assert cdiOnly.toSet() == ['dev.exclusive:lock-cdi', 'dev.exclusive:lock-api', 'dev.exclusive:lock-otel'].toSet()
 
 // The control: the Redis store does bring Jedis, so these lists are the full transitive ones that would show a
 // store library if our poms leaked one.

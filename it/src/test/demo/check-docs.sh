@@ -348,6 +348,17 @@ health() { # health <type of the shared store>
   expect_has "$out" '"name":"exclusive-store-local","status":"UP","data":{"store":"local","type":"memory"}'
 }
 
+metrics() { # after the walkthrough's purchases: the totals the logging exporter wrote to the demo's messages.log
+  local out deadline=$((SECONDS + 30))
+  local command="grep 'name=exclusive.lock.acquire.duration' it/target/liberty/wlp/usr/servers/demo/logs/messages.log | tail -n 1"
+  out=$(doc "$command")
+  while [[ $out != *'outcome="acquired"'* ]] && ((SECONDS < deadline)); do
+    sleep 1 # the exporter writes every 5 s
+    out=$(bash -c "$command")
+  done
+  expect_doc "$out" '… getAttributes={exclusive.lock="purchase:product:{productId}", exclusive.store="shared", outcome="acquired"}, getSum=…, getCount=…'
+}
+
 pages() {
   local app=${B%/api}
   expect_has "$(curl -s -o /dev/null -w '%{http_code}' "$app/")" 200 "the landing page answers at /demo/"
@@ -507,6 +518,7 @@ fi
 if await_banner default; then
   check_banner default
   walkthrough default "$PORT" full file
+  metrics
   if [ -n "$(find it/target/liberty/wlp/usr/servers/demo/locks -type f -newer "$WORK/ran" 2>/dev/null)" ]; then
     ok "the file store's locks are under it/target/liberty/wlp/usr/servers/demo/locks"
   else fail "no lock files under it/target/liberty/wlp/usr/servers/demo/locks"; fi

@@ -236,6 +236,33 @@ public interface Lock {
     OnLost onLost();
 
     /**
+     * Names the group this handle's holds are counted under in metrics and statistics, in place of the one
+     * {@link LockNames#group(String)} derives from the name: a name template such as
+     * {@code purchase:product:{productId}} keeps one series per kind of lock however many locks there are. An
+     * option of this handle: set it before the first acquisition attempt.
+     *
+     * <p>The default implementation refuses, for {@code Lock} implementations written before groups existed.
+     *
+     * @param group a fixed, low-cardinality name; never a per-request value
+     * @return this handle
+     * @throws IllegalArgumentException if {@code group} is {@code null} or blank
+     * @throws IllegalStateException    if this handle has already tried to acquire
+     * @throws UnsupportedOperationException if this implementation has no groups
+     */
+    default Lock group(String group) {
+        throw new UnsupportedOperationException("This Lock implementation ("
+                + getClass().getName() + ") has no groups; it is counted under LockNames.group(name)");
+    }
+
+    /**
+     * @return the group set by {@link #group(String)}; else {@link LockNames#group(String)} of the name without
+     *         the store prefix. The default implementation applies that rule to the full name.
+     */
+    default String group() {
+        return LockNames.group(name());
+    }
+
+    /**
      * Asks the store whether this handle's owner holds a live lease on the lock now: one round trip. A handle that
      * held the lock and learns here that it no longer does turns {@linkplain #isExpired() expired}.
      *

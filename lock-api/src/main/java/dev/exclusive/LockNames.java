@@ -22,7 +22,39 @@ public final class LockNames {
     /** The longest full name a store receives: a name and a store prefix. Stores accept every name up to it. */
     public static final int MAX_FULL_LENGTH = MAX_LENGTH + MAX_PREFIX_LENGTH;
 
+    /** See {@link #group(String)}; only ever a derived group, {@code <kind>:*}. */
+    private static volatile String lastGroup = ":*";
+
     private LockNames() {}
+
+    /**
+     * The group a lock is counted under in metrics and statistics when nobody named one with
+     * {@link Lock#group(String)}: the part of {@code name} before its first {@code :}, followed by {@code :*}; a name
+     * without {@code :} is its own group. {@code purchase:product:42} and {@code purchase:product:43} are both
+     * {@code purchase:*}; {@code nightly-export} is {@code nightly-export}.
+     *
+     * <p>The rule keeps the number of groups bounded for names built as {@code kind:id}, the convention this library
+     * documents. A name whose varying part comes first, or that has no {@code :}, forms one group per name: give
+     * such handles a {@link Lock#group(String)}. {@code @Exclusive} methods are grouped by their name template.
+     *
+     * @param name a lock name, without the store prefix
+     * @return its group
+     */
+    public static String group(String name) {
+        int colon = name.indexOf(':');
+        if (colon < 0) {
+            return name;
+        }
+        // The last group derived, reused while names of the same kind follow one another (a new handle per call):
+        // no new string to build and hash on every call.
+        String last = lastGroup;
+        if (last.length() == colon + 2 && name.regionMatches(0, last, 0, colon)) {
+            return last;
+        }
+        String group = name.substring(0, colon) + ":*";
+        lastGroup = group;
+        return group;
+    }
 
     /**
      * Checks a name against the rule.

@@ -183,7 +183,8 @@ public final class LockRegistry implements AutoCloseable {
         StoreBinding target = context.binding(lock.store());
         String name = LockNames.requireValidFullName(lock.name(), target.name());
         boolean released = target.call(name, () -> target.store().release(name, lock.owner()));
-        context.tell(listener -> listener.forceReleased(target.name(), name, released));
+        String group = target.group(name);
+        context.tell(listener -> listener.forceReleased(target.name(), name, group, released));
         return released;
     }
 

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A real store with faults injected on demand: a release or an extend that cannot reach the backend, or an
+ * A real store with faults injected on demand: an acquisition, a release or an extend that cannot reach the backend, or an
  * extend held back until the test lets it go. Counts list calls, so a test can prove a path never lists.
  */
 final class FaultyStore implements LockStore {
@@ -21,6 +21,7 @@ final class FaultyStore implements LockStore {
     }
 
     private final LockStore real;
+    volatile boolean acquireFails;
     volatile boolean releaseFails;
     volatile boolean extendFails;
     volatile ExtendHook extendHook = name -> {};
@@ -37,6 +38,9 @@ final class FaultyStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
+        if (acquireFails) {
+            throw down(name);
+        }
         return real.tryAcquire(name, owner, holder, ttl);
     }
 

@@ -35,6 +35,7 @@ class PublishedJarsIT {
         Map<String, String> modules = new LinkedHashMap<>();
         modules.put("lock-api", "dev.exclusive.api");
         modules.put("lock-cdi", "dev.exclusive.cdi");
+        modules.put("lock-otel", "dev.exclusive.otel");
         modules.put("lock-jpa", "dev.exclusive.jpa");
         modules.put("lock-redis", "dev.exclusive.redis");
         modules.put("lock-admin-ui", "dev.exclusive.admin");

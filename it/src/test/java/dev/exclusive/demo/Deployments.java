@@ -1,5 +1,7 @@
 package dev.exclusive.demo;
 
+import dev.exclusive.LockRegistry;
+import dev.exclusive.file.FileLockStoreProvider;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -7,6 +9,7 @@ import java.net.URISyntaxException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.assertj.core.api.Assertions;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.EmptyAsset;
@@ -44,8 +47,8 @@ public final class Deployments {
     }
 
     /**
-     * A WAR with only lock-api and lock-cdi (taken from the demo's WEB-INF/lib; not lock-redis, whose Jedis would be
-     * missing), the given lock configuration and
+     * A WAR with only lock-api, lock-cdi and lock-otel, which lock-cdi needs (taken from the demo's WEB-INF/lib; not
+     * lock-redis, whose Jedis would be missing), the given lock configuration and
      * AssertJ: quick to deploy, for tests that need no database.
      * @param name       the archive name
      * @param lockConfig the {@code microprofile-config.properties}
@@ -57,7 +60,7 @@ public final class Deployments {
                 .addAsResource(new StringAsset(lockConfig), "META-INF/microprofile-config.properties")
                 .addAsLibraries(jarOf(Assertions.class));
         Path lib = Path.of(System.getProperty("demo.exploded", "target/demo"), "WEB-INF", "lib");
-        try (DirectoryStream<Path> jars = Files.newDirectoryStream(lib, "lock-{api,cdi}-*.jar")) {
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(lib, "lock-{api,cdi,otel}-*.jar")) {
             jars.forEach(jar -> war.addAsLibraries(jar.toFile()));
         } catch (IOException e) {
             throw new UncheckedIOException("No " + lib + ": run the integration tests through Maven (mvn verify)", e);
@@ -82,6 +85,23 @@ public final class Deployments {
     /** @return the folder of the shared file store on the integration-test server ({@code demo.locks.dir}) */
     public static Path sharedLocksDir() {
         return serverDir().resolve("locks");
+    }
+
+    /**
+     * A registry in this test's JVM over the integration-test server's shared file store, with the demo's prefix:
+     * another process contending for the demo's locks, as a second server would.
+     * @return the registry; the caller closes it
+     */
+    public static LockRegistry sharedStoreOutside() {
+        return LockRegistry.builder()
+                .store(
+                        "shared",
+                        new FileLockStoreProvider()
+                                .create(
+                                        "shared",
+                                        Map.of("directory", sharedLocksDir().toString())),
+                        SHARED_PREFIX)
+                .build();
     }
 
     /** @return the jar (or classes folder) that holds {@code type}, for adding a test library to a WAR */

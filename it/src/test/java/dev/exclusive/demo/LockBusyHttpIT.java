@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exclusive.Lock;
 import dev.exclusive.LockRegistry;
-import dev.exclusive.file.FileLockStoreProvider;
 import java.net.URL;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Map;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -36,17 +34,7 @@ class LockBusyHttpIT {
     @Test
     void purchaseWhileAnotherProcessHoldsTheProductAnswers409WithRetryAfter() {
         Http.at(base).post("api/products/3/reset?stock=10");
-        try (LockRegistry outside = LockRegistry.builder()
-                .store(
-                        "shared",
-                        new FileLockStoreProvider()
-                                .create(
-                                        "shared",
-                                        Map.of(
-                                                "directory",
-                                                Deployments.sharedLocksDir().toString())),
-                        Deployments.SHARED_PREFIX)
-                .build()) {
+        try (LockRegistry outside = Deployments.sharedStoreOutside()) {
             Lock held = outside.lock("purchase:product:3", Duration.ofSeconds(30));
             assertThat(held.get()).isTrue();
 

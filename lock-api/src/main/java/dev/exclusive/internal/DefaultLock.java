@@ -3,6 +3,7 @@ package dev.exclusive.internal;
 import dev.exclusive.Lock;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockInterruptedException;
+import dev.exclusive.LockListener.Operation;
 import dev.exclusive.LockLostException;
 import dev.exclusive.LockResult;
 import dev.exclusive.LockStoreUnavailableException;
@@ -35,6 +36,9 @@ public final class DefaultLock implements Lock {
     private final Duration ttl;
     private final String owner;
     private volatile String purpose;
+    /** Set by {@link #group(String)}; {@code null}: derived from the name when first asked. */
+    private volatile String group;
+
     private volatile boolean autoExtend;
     private volatile Duration minHold = Duration.ZERO;
     private volatile OnLost onLost = OnLost.LOG;
@@ -49,9 +53,12 @@ public final class DefaultLock implements Lock {
 
     private record ThreadHolder(Thread thread, LockHolder holder) {}
 
-    /** One hold of this handle: its fence, lease estimate, and renewal task. */
+    /** One hold of this handle: its fence, when it began, lease estimate, and renewal task. */
     private static final class Hold {
         final long fence;
+        /** {@link System#nanoTime()} just before the acquisition request left (or when the hold was adopted). */
+        final long sinceNanos;
+
         volatile long deadlineNanos;
         volatile boolean lost;
         /** Set before the release reaches the store: a renewal that then finds the lease gone is not a loss. */
@@ -61,8 +68,9 @@ public final class DefaultLock implements Lock {
         /** The thread running work under this hold, for {@link OnLost#INTERRUPT}; {@code null} between works. */
         volatile Thread worker;
 
-        Hold(long fence, long deadlineNanos) {
+        Hold(long fence, long sinceNanos, long deadlineNanos) {
             this.fence = fence;
+            this.sinceNanos = sinceNanos;
             this.deadlineNanos = deadlineNanos;
         }
 
@@ -109,27 +117,43 @@ public final class DefaultLock implements Lock {
 
     @Override
     public boolean get() {
-        boolean acquired = attempt() instanceof Acquisition.Acquired;
-        if (!acquired && context.hasListeners()) {
-            context.tell(listener -> listener.busy(this));
+        long start = System.nanoTime();
+        boolean acquired = attempt(start, start).acquired();
+        if (context.hasListeners()) {
+            Duration waited = since(start);
+            if (acquired) {
+                context.tell(listener -> listener.acquired(this, waited));
+            } else {
+                context.tell(listener -> listener.busy(this, waited));
+            }
         }
         return acquired;
     }
 
     @Override
     public boolean block(Duration wait) {
+        long start = System.nanoTime();
         long waitNanos = Durations.requireWaitNanos(wait, name, binding.name());
-        long deadline = System.nanoTime() + waitNanos;
+        long deadline = start + waitNanos;
         WaitPolicy policy = binding.store().waitPolicy();
         for (int attempt = 0; ; attempt++) {
-            Acquisition outcome = attempt();
+            Acquisition outcome = attempt(start, attempt == 0 ? start : System.nanoTime());
             if (outcome.acquired()) {
+                if (context.hasListeners()) {
+                    Duration waited = since(start);
+                    context.tell(listener -> listener.acquired(this, waited));
+                }
                 return true;
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 if (context.hasListeners()) {
-                    context.tell(listener -> listener.busy(this));
+                    Duration waited = since(start);
+                    if (waitNanos == 0) {
+                        context.tell(listener -> listener.busy(this, waited));
+                    } else {
+                        context.tell(listener -> listener.timedOut(this, waited));
+                    }
                 }
                 return false;
             }
@@ -165,7 +189,27 @@ public final class DefaultLock implements Lock {
         return pause;
     }
 
-    private Acquisition attempt() {
+    private static Duration since(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    /** Tells listeners that a store call of this handle failed, and returns the exception for the caller. */
+    private LockStoreUnavailableException failed(
+            Operation operation, long startNanos, LockStoreUnavailableException error) {
+        LockStoreUnavailableException named = binding.unavailable(name, error);
+        if (context.hasListeners()) {
+            Duration elapsed = since(startNanos);
+            context.tell(listener -> listener.failed(this, operation, elapsed, named));
+        }
+        return named;
+    }
+
+    /**
+     * @param start  when the caller's {@code get} or {@code block} began, for a failure's elapsed time
+     * @param before an instant before this attempt: the lease estimate and the hold's start count from it (the
+     *               clock is read as few times as possible: each read costs tens of nanoseconds on some machines)
+     */
+    private Acquisition attempt(long start, long before) {
         started = true;
         Hold held = hold.get();
         if (held != null && !held.expired()) {
@@ -174,27 +218,23 @@ public final class DefaultLock implements Lock {
             return new Acquisition.Busy(busyFor);
         }
         LockHolder holder = holder();
-        long before = System.nanoTime();
         Acquisition outcome;
         try {
             outcome = binding.store().tryAcquire(name, owner, holder, ttl);
         } catch (LockStoreUnavailableException e) {
-            throw binding.unavailable(name, e);
+            throw failed(Operation.ACQUIRE, start, e);
         }
         if (outcome instanceof Acquisition.Busy busy) {
             busyFor = busy.remaining();
         } else if (outcome instanceof Acquisition.Acquired acquired) {
             busyFor = null;
-            Hold current = new Hold(acquired.fence(), before + ttl.toNanos());
+            Hold current = new Hold(acquired.fence(), before, before + ttl.toNanos());
             Hold previous = hold.getAndSet(current);
             if (previous != null) {
                 previous.stopRenewal();
             }
             if (autoExtend) {
                 scheduleRenewal(current);
-            }
-            if (context.hasListeners()) {
-                context.tell(listener -> listener.acquired(this));
             }
         }
         return outcome;
@@ -231,6 +271,9 @@ public final class DefaultLock implements Lock {
         } catch (RuntimeException e) {
             if (current.releasing) {
                 return;
+            }
+            if (context.hasListeners()) {
+                context.tell(listener -> listener.renewalFailed(this, e));
             }
             if (!current.expired()) {
                 RegistryContext.warn(
@@ -390,17 +433,24 @@ public final class DefaultLock implements Lock {
         current.releasing = true;
         current.stopRenewal();
         Duration floor = minHold;
+        // the hold's end, and the start of a failure's elapsed time: read only for listeners
+        long end = context.hasListeners() ? System.nanoTime() : 0L;
         boolean released;
         try {
             released = floor.isZero()
                     ? binding.store().release(name, owner)
                     : binding.store().release(name, owner, floor);
         } catch (LockStoreUnavailableException e) {
-            throw binding.unavailable(name, e);
+            throw failed(Operation.RELEASE, end, e);
         }
-        hold.compareAndSet(current, null);
-        if (released && context.hasListeners()) {
-            context.tell(listener -> listener.released(this));
+        // Told once per hold: a second release of the same hold finds it gone from the handle and says nothing.
+        if (hold.compareAndSet(current, null) && context.hasListeners()) {
+            Duration held = Duration.ofNanos(end - current.sinceNanos);
+            if (released) {
+                context.tell(listener -> listener.released(this, held));
+            } else {
+                context.tell(listener -> listener.expired(this, held));
+            }
         }
         return released;
     }
@@ -409,7 +459,8 @@ public final class DefaultLock implements Lock {
     public boolean forceRelease() {
         boolean released = binding.call(name, () -> binding.store().forceRelease(name));
         if (context.hasListeners()) {
-            context.tell(listener -> listener.forceReleased(binding.name(), name, released));
+            String counted = group();
+            context.tell(listener -> listener.forceReleased(binding.name(), name, counted, released));
         }
         return released;
     }
@@ -430,7 +481,12 @@ public final class DefaultLock implements Lock {
             return false;
         }
         long before = System.nanoTime();
-        boolean extended = binding.call(name, () -> binding.store().extend(name, owner, leaseTtl));
+        boolean extended;
+        try {
+            extended = binding.store().extend(name, owner, leaseTtl);
+        } catch (LockStoreUnavailableException e) {
+            throw failed(Operation.EXTEND, before, e);
+        }
         if (extended) {
             current.deadlineNanos = before + leaseTtl.toNanos();
         } else {
@@ -515,6 +571,27 @@ public final class DefaultLock implements Lock {
         return onLost;
     }
 
+    @Override
+    public Lock group(String newGroup) {
+        requireNotStarted("group(...)");
+        if (newGroup == null || newGroup.isBlank()) {
+            throw new IllegalArgumentException("Lock '" + name + "' in store '" + binding.name()
+                    + "': a group must be a non-blank name such as a name template, got '" + newGroup + "'");
+        }
+        group = newGroup;
+        return this;
+    }
+
+    @Override
+    public String group() {
+        String named = group;
+        if (named == null) {
+            named = binding.group(name);
+            group = named;
+        }
+        return named;
+    }
+
     private void requireNotStarted(String option) {
         if (started) {
             throw new IllegalStateException("Lock '" + name + "' in store '" + binding.name() + "': set " + option
@@ -532,7 +609,7 @@ public final class DefaultLock implements Lock {
         long now = System.nanoTime();
         entry.filter(live -> live.owner().equals(owner)).ifPresent(live -> {
             started = true;
-            hold.set(new Hold(live.fence(), now + live.remaining().toNanos()));
+            hold.set(new Hold(live.fence(), now, now + live.remaining().toNanos()));
         });
         return this;
     }

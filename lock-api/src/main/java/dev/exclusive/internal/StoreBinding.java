@@ -1,5 +1,6 @@
 package dev.exclusive.internal;
 
+import dev.exclusive.LockNames;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.spi.LockStore;
 import java.util.function.Supplier;
@@ -16,6 +17,11 @@ public record StoreBinding(String name, LockStore store, String prefix) {
     /** @return {@code name} with this store's prefix */
     public String fullName(String name) {
         return prefix.isEmpty() ? name : prefix + name;
+    }
+
+    /** @return the {@link LockNames#group(String) group} of a full name, judged without this store's prefix */
+    public String group(String fullName) {
+        return LockNames.group(fullName.startsWith(prefix) ? fullName.substring(prefix.length()) : fullName);
     }
 
     /**

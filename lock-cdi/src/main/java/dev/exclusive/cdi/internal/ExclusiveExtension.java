@@ -62,6 +62,10 @@ public class ExclusiveExtension implements Extension {
     private Map<Class<?>, Map<Method, MethodPlan>> plans;
     private volatile LockRegistry registry;
     private volatile LockedInvocations invocations;
+    /** OpenTelemetry metrics, attached when the application starts; {@code null} without the OpenTelemetry API. */
+    private TelemetryListener telemetry;
+
+    private BeanManager telemetryBeans;
 
     void addInterceptor(@Observes BeforeBeanDiscovery event, BeanManager beanManager) {
         event.addAnnotatedType(
@@ -171,6 +175,11 @@ public class ExclusiveExtension implements Extension {
         if (events != null) {
             listeners.add(events);
         }
+        telemetry = TelemetryListener.ifApiPresent(loader);
+        if (telemetry != null) {
+            listeners.add(telemetry);
+            telemetryBeans = beanManager;
+        }
         LockRegistry started = stores.registry(listeners, ApplicationName.lookup());
         Map<Class<?>, Map<Method, MethodPlan>> bound = new HashMap<>();
         plans.forEach((beanClass, methods) -> {
@@ -185,12 +194,17 @@ public class ExclusiveExtension implements Extension {
 
     /**
      * Looks the container's thread factory up as the application starts, on a thread that serves no user (see
-     * {@link ContainerThreads}), rather than on the first call that needs a thread.
+     * {@link ContainerThreads}), rather than on the first call that needs a thread; and attaches the metrics to the
+     * container's {@code OpenTelemetry}, an application-scoped bean usable from now on.
      */
     void applicationStarted(@Observes @Initialized(ApplicationScoped.class) Object application) {
         ContainerThreads started = threads;
         if (started != null && stores != null) {
             started.managed();
+        }
+        TelemetryListener metrics = telemetry;
+        if (metrics != null && stores != null) {
+            metrics.attach(telemetryBeans);
         }
     }
 
@@ -202,6 +216,11 @@ public class ExclusiveExtension implements Extension {
     }
 
     void stop(@Observes BeforeShutdown event) {
+        TelemetryListener metrics = telemetry;
+        if (metrics != null) {
+            telemetry = null;
+            metrics.close();
+        }
         LockRegistry running = registry;
         if (running != null) {
             registry = null;

@@ -63,7 +63,8 @@ record MethodPlan(
 
     /** @return a new handle for {@code lockName} with this plan's options; it acquires nothing yet */
     Lock lock(String lockName) {
-        Lock lock = registry.lock(lockName, ttl).purpose(purpose);
+        // grouped by the template, not the expanded name: one metrics series per method, however many locks
+        Lock lock = registry.lock(lockName, ttl).purpose(purpose).group(name.template());
         if (autoExtend) {
             lock.autoExtend(); // an option of this handle: the renewed lease is the one acquired and released
         }

@@ -1,0 +1,82 @@
+package dev.exclusive.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.exclusive.Lock;
+import dev.exclusive.LockRegistry;
+import dev.exclusive.otel.LockTelemetry;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.HistogramPointData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import java.time.Duration;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The container's {@code OpenTelemetry} bean, as MicroProfile Telemetry provides it, gets every lock's metrics. */
+class TelemetryTest {
+
+    static final InMemoryMetricReader METRICS = InMemoryMetricReader.create();
+    static final OpenTelemetrySdk SDK = OpenTelemetrySdk.builder()
+            .setMeterProvider(
+                    SdkMeterProvider.builder().registerMetricReader(METRICS).build())
+            .build();
+
+    /** What MicroProfile Telemetry does on a server: an application-scoped {@code OpenTelemetry} bean. */
+    static class Telemetry {
+        @Produces
+        @ApplicationScoped
+        OpenTelemetry openTelemetry() {
+            return SDK;
+        }
+    }
+
+    @ApplicationScoped
+    static class Purchases {
+        @Exclusive(value = "purchase:product:{productId}", onBusy = OnBusy.SKIP)
+        public boolean purchase(long productId) {
+            return true;
+        }
+    }
+
+    @Test
+    void anExclusiveMethodIsCountedUnderItsTemplateByOutcome() {
+        try (Deployment deployment = Deployment.start(Map.of(), Telemetry.class, Purchases.class)) {
+            Purchases purchases = deployment.select(Purchases.class);
+            LockRegistry registry = deployment.select(LockRegistry.class);
+            Lock held = registry.lock("purchase:product:1", Duration.ofSeconds(10));
+            held.get();
+
+            assertThat(purchases.purchase(1)).isFalse();
+            assertThat(purchases.purchase(2)).isTrue();
+            assertThat(purchases.purchase(3)).isTrue();
+            held.release();
+
+            Map<Attributes, Long> counts = METRICS.collectAllMetrics().stream()
+                    .filter(m -> m.getName().equals(LockTelemetry.ACQUIRE_DURATION))
+                    .flatMap(m -> m.getHistogramData().getPoints().stream())
+                    .collect(Collectors.toMap(HistogramPointData::getAttributes, HistogramPointData::getCount));
+            assertThat(counts)
+                    .containsOnly(
+                            Map.entry(series("purchase:product:{productId}", "acquired"), 2L),
+                            Map.entry(series("purchase:product:{productId}", "busy"), 1L),
+                            Map.entry(series("purchase:*", "acquired"), 1L));
+        }
+    }
+
+    private static Attributes series(String group, String outcome) {
+        return Attributes.of(
+                AttributeKey.stringKey(LockTelemetry.STORE),
+                "memory",
+                AttributeKey.stringKey(LockTelemetry.LOCK),
+                group,
+                AttributeKey.stringKey(LockTelemetry.OUTCOME),
+                outcome);
+    }
+}
