@@ -96,7 +96,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * ({@link RedisLockStoreBuilder#threadFactory}; the provider uses the one it is given), starts with the first wait
  * and ends with {@link #close()}. Messages can be lost (the subscription is re-established after Redis restarts,
  * and anything published meanwhile is missed), so waiters also re-check with a backoff of 100 ms to 1 s, never
- * beyond the holder's expiry.
+ * beyond the holder's expiry. A subscribed link that falls silent without closing (half-open TCP) is found by a
+ * ping watchdog that the waiters' checks drive: pinged after 1 s of silence, dropped when the ping goes unanswered
+ * for 2 s, and subscribed again on a new connection; with nobody waiting, nothing is sent.
  *
  * <p>Listing. {@code SCAN MATCH} with the escaped prefix (glob characters {@code * ? [ ] \} escaped), on every
  * master in Cluster; each key found is read with the inspect script, which leaves out expired locks.
@@ -162,11 +164,7 @@ public final class RedisLockStore implements LockStore {
         this.failures = new RedisFailures(storeName, topology);
         this.lister = new RedisLister(topology);
         this.subscriber = new ReleaseSubscriber(
-                client,
-                signals,
-                storeName,
-                NamedThreads.of(threads, "exclusive-redis-subscriber-" + storeName),
-                topology.secrets());
+                topology, signals, storeName, NamedThreads.of(threads, "exclusive-redis-subscriber-" + storeName));
     }
 
     /**
@@ -327,6 +325,7 @@ public final class RedisLockStore implements LockStore {
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         subscriber.start();
+        subscriber.watch();
         signals.await(name, maxWait, () -> {
             try {
                 return withInterruptFlagAside(() -> RedisReplies.yes(

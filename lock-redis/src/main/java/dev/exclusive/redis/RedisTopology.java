@@ -160,6 +160,30 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
         return pools;
     }
 
+    /**
+     * A connection of its own for the release subscriber, which holds it while subscribed and may drop it from
+     * another thread when it falls silent: from the client's pool in standalone mode, the current master's in
+     * Sentinel mode, the first node's that answers in Cluster mode (a {@code PUBLISH} reaches every node).
+     *
+     * @return a connection to give back with {@link Connection#close()}, or {@code null} for a client whose
+     *         pools the store cannot see (an application's own {@link UnifiedJedis} of another kind)
+     * @throws JedisException if no pool gives one
+     */
+    Connection subscriberConnection() {
+        JedisException last = null;
+        for (Pool<Connection> pool : pools()) {
+            try {
+                return pool.getResource();
+            } catch (JedisException e) {
+                last = e;
+            }
+        }
+        if (last != null) {
+            throw last;
+        }
+        return null;
+    }
+
     /** One keyspace to scan: the client itself, or one master of a cluster. */
     interface Keyspace {
         ScanResult<String> scan(String cursor, ScanParams params);
