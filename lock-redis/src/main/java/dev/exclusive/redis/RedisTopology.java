@@ -26,6 +26,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.util.JedisURIHelper;
 import redis.clients.jedis.util.Pool;
 
@@ -182,6 +183,24 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
             throw last;
         }
         return null;
+    }
+
+    /**
+     * A connection to the master that holds {@code key}, so that a {@code WAIT} sent after a script on it covers
+     * that script's writes ({@code WAIT} counts the writes of its own connection).
+     *
+     * @throws IllegalStateException for a client whose pools the store cannot see
+     */
+    Connection connectionFor(String key) {
+        if (client instanceof RedisClusterClient cluster) {
+            return cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(key));
+        }
+        List<Pool<Connection>> pools = pools();
+        if (pools.size() != 1) {
+            throw new IllegalStateException("min-replicas needs a standalone, Sentinel or Cluster client of the store's"
+                    + " own; this one is " + target);
+        }
+        return pools.get(0).getResource();
     }
 
     /** One keyspace to scan: the client itself, or one master of a cluster. */
