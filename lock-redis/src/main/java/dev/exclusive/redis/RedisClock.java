@@ -10,7 +10,9 @@ import java.util.function.Supplier;
  * is one {@code TIME} reading, taken again when it is older than {@value #RESYNC_SECONDS} s, advanced by
  * {@link System#nanoTime()}: it is off by at most the round trip of that reading plus the drift between the two
  * clocks since, and a step of this JVM's wall clock does not move it. Nothing in Redis depends on it: expiry
- * and the minimum hold are decided by Redis alone, and inspection reads {@code TIME} itself. Thread-safe.
+ * and the minimum hold are decided by Redis alone, and inspection reads {@code TIME} itself. A
+ * reading that fails (an exhausted pool, a lost reply) leaves the estimate on the last reading, or on this JVM's
+ * wall clock before the first one: the acquisition it dates was granted, and is answered as such. Thread-safe.
  */
 final class RedisClock {
 
@@ -24,15 +26,28 @@ final class RedisClock {
 
     /**
      * @param nanos a {@link System#nanoTime()} reading, such as the arrival of a reply
-     * @param time  a {@code TIME} call, run only when the last reading is missing or stale
+     * @param time  a {@code TIME} call, run only when the last reading is missing or stale; if it throws, the
+     *              last reading (or this JVM's wall clock) stands in
      * @return the Redis clock at {@code nanos}, in epoch milliseconds, estimated
      */
     long millisAt(long nanos, Supplier<Object> time) {
         Reading reading = last;
         if (reading == null || nanos - reading.nanos > RESYNC_NANOS) {
-            reading = read(time);
-            last = reading;
+            try {
+                reading = read(time);
+                last = reading;
+            } catch (RuntimeException e) {
+                // the reading follows an acquisition Redis granted: an estimate must not turn it into a failure
+                // (the caller would be told "unavailable" and the lock stay taken, by nobody, for its ttl)
+                return reading != null
+                        ? millisFrom(reading, nanos)
+                        : System.currentTimeMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+            }
         }
+        return millisFrom(reading, nanos);
+    }
+
+    private static long millisFrom(Reading reading, long nanos) {
         return Math.floorDiv(reading.redisMicros * 1_000 + (nanos - reading.nanos), 1_000_000);
     }
 

@@ -39,6 +39,8 @@ public final class RedisLockStoreBuilder {
     private String storeName = "redis";
     private Duration fenceRetention = RedisLockStore.DEFAULT_FENCE_RETENTION;
     private ThreadFactory threads;
+    private int minReplicas;
+    private Duration replicaTimeout = Duration.ofMillis(50);
 
     RedisLockStoreBuilder() {}
 
@@ -93,6 +95,34 @@ public final class RedisLockStoreBuilder {
      */
     public RedisLockStoreBuilder password(String password) {
         this.password = password;
+        return this;
+    }
+
+    /**
+     * Makes acquisitions and extensions wait until {@code replicas} replicas of the master have the write
+     * ({@code WAIT}), so that a lock acquired before a failover is still held after it. When fewer confirm within
+     * {@link #replicaTimeout}, the call fails with {@link LockStoreUnavailableException}, not busy (nobody else
+     * holds the lock: the store cannot vouch for it); an acquisition is released again first. Replication stays
+     * asynchronous underneath: see {@link RedisLockStore}'s javadoc for what remains.
+     *
+     * @param replicas how many replicas must confirm, at least 0 (the default: no waiting)
+     * @return this builder
+     */
+    public RedisLockStoreBuilder minReplicas(int replicas) {
+        if (replicas < 0) {
+            throw new IllegalArgumentException("min-replicas must be 0 or more, got " + replicas);
+        }
+        minReplicas = replicas;
+        return this;
+    }
+
+    /**
+     * @param timeout how long an acquisition or extension waits for {@link #minReplicas} replicas; between 1 ms
+     *                and about 24 days; default 50 ms
+     * @return this builder
+     */
+    public RedisLockStoreBuilder replicaTimeout(Duration timeout) {
+        replicaTimeout = positive(timeout, "replica timeout");
         return this;
     }
 
@@ -188,7 +218,12 @@ public final class RedisLockStoreBuilder {
                 socketTimeout,
                 poolSize,
                 storeName));
-        return new RedisLockStore(topology, storeName, fenceRetention, threads);
+        return new RedisLockStore(
+                topology,
+                storeName,
+                fenceRetention,
+                threads,
+                new RedisLockStore.Replication(minReplicas, replicaTimeout));
     }
 
     /** Names no URL and no password. */

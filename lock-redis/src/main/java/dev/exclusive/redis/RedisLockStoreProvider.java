@@ -35,6 +35,9 @@ import redis.clients.jedis.util.JedisURIHelper;
  * <li>{@code connect-timeout}, {@code socket-timeout}: {@code 500ms}, {@code 2s} or ISO-8601 ({@code PT2S});
  * default 2 s each.</li>
  * <li>{@code pool-size}: pooled connections for commands, default 16 (per node in Cluster).</li>
+ * <li>{@code min-replicas}: replicas that must confirm each acquisition and extension ({@code WAIT}), default 0;
+ * {@code replica-timeout}: how long to wait for them, default 50 ms. Too few in time: the call fails with
+ * {@code LockStoreUnavailableException} (an acquisition is released again first).</li>
  * </ul>
  * Unknown keys are rejected, naming the key. No value of {@code url}, {@code password} or any key ending in
  * {@code password} ever appears in a message, a log line or a {@code toString}: a URL is shown as
@@ -51,7 +54,9 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
             "sentinels",
             "connect-timeout",
             "socket-timeout",
-            "pool-size"));
+            "pool-size",
+            "min-replicas",
+            "replica-timeout"));
 
     /** The fix for a URL that a password broke, the usual cause of a malformed Redis URL. */
     private static final String ENCODE_PASSWORD = "a password in a url must be percent-encoded (# as %23, @ as %40,"
@@ -119,6 +124,9 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
         settings.duration("socket-timeout", Duration.ofMillis(1), Duration.ofMinutes(10))
                 .ifPresent(builder::socketTimeout);
         settings.text("pool-size").ifPresent(pool -> builder.poolSize(poolSize(settings, pool)));
+        settings.text("min-replicas").ifPresent(replicas -> builder.minReplicas(minReplicas(settings, replicas)));
+        settings.duration("replica-timeout", Duration.ofMillis(1), Duration.ofMinutes(10))
+                .ifPresent(builder::replicaTimeout);
         return builder.build();
     }
 
@@ -166,6 +174,20 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
             throw settings.problem("pool-size", "needs a pool-size between 1 and 10000, got '" + pool + "'", null);
         }
         return size;
+    }
+
+    private static int minReplicas(StoreSettings settings, String replicas) {
+        int count;
+        try {
+            count = Integer.parseInt(replicas);
+        } catch (NumberFormatException e) {
+            count = -1;
+        }
+        if (count < 0 || count > 100) {
+            throw settings.problem(
+                    "min-replicas", "needs a min-replicas between 0 and 100, got '" + replicas + "'", null);
+        }
+        return count;
     }
 
     private static List<HostAndPort> hosts(StoreSettings settings, String key, String value) {

@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
@@ -32,6 +33,15 @@ record RedisScript(String name, String source, String sha) {
             return client.evalsha(sha, keys, args);
         } catch (JedisNoScriptException e) {
             return client.eval(source, keys, args);
+        }
+    }
+
+    /** Runs the script on one connection (whose writes a {@code WAIT} after it then covers). */
+    Object run(Jedis connection, List<String> keys, List<String> args) {
+        try {
+            return connection.evalsha(sha, keys, args);
+        } catch (JedisNoScriptException e) {
+            return connection.eval(source, keys, args);
         }
     }
 

@@ -26,6 +26,7 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.util.JedisURIHelper;
 import redis.clients.jedis.util.Pool;
 
@@ -158,6 +159,48 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
             pools.addAll(cluster.getClusterNodes().values());
         }
         return pools;
+    }
+
+    /**
+     * A connection of its own for the release subscriber, which holds it while subscribed and may drop it from
+     * another thread when it falls silent: from the client's pool in standalone mode, the current master's in
+     * Sentinel mode, the first node's that answers in Cluster mode (a {@code PUBLISH} reaches every node).
+     *
+     * @return a connection to give back with {@link Connection#close()}, or {@code null} for a client whose
+     *         pools the store cannot see (an application's own {@link UnifiedJedis} of another kind)
+     * @throws JedisException if no pool gives one
+     */
+    Connection subscriberConnection() {
+        JedisException last = null;
+        for (Pool<Connection> pool : pools()) {
+            try {
+                return pool.getResource();
+            } catch (JedisException e) {
+                last = e;
+            }
+        }
+        if (last != null) {
+            throw last;
+        }
+        return null;
+    }
+
+    /**
+     * A connection to the master that holds {@code key}, so that a {@code WAIT} sent after a script on it covers
+     * that script's writes ({@code WAIT} counts the writes of its own connection).
+     *
+     * @throws IllegalStateException for a client whose pools the store cannot see
+     */
+    Connection connectionFor(String key) {
+        if (client instanceof RedisClusterClient cluster) {
+            return cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(key));
+        }
+        List<Pool<Connection>> pools = pools();
+        if (pools.size() != 1) {
+            throw new IllegalStateException("min-replicas needs a standalone, Sentinel or Cluster client of the store's"
+                    + " own; this one is " + target);
+        }
+        return pools.get(0).getResource();
     }
 
     /** One keyspace to scan: the client itself, or one master of a cluster. */

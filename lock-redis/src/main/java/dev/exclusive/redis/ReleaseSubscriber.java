@@ -6,10 +6,11 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.JedisPubSub;
-import redis.clients.jedis.UnifiedJedis;
 
 /**
  * The one subscriber of a store: a daemon thread that holds one connection subscribed to
@@ -21,18 +22,32 @@ import redis.clients.jedis.UnifiedJedis;
  * is started on the first wait and ends with {@link #close()}. A factory that refuses a thread (a container
  * shutting down) leaves waiters polling at the store's backoff; the next wait asks the factory again.
  *
- * <p>The connection comes from the client ({@link UnifiedJedis#subscribe}): from its pool in standalone and
- * Sentinel mode, from any node in Cluster mode (a {@code PUBLISH} reaches every node of a cluster). When it
- * breaks (Redis restarts, a failover), the thread subscribes again with a backoff of 50 ms to 1 s; each
- * (re)subscription wakes every waiter, since messages published meanwhile are lost.
+ * <p>The connection comes from the client's pools ({@link RedisTopology#subscriberConnection()}): its pool in
+ * standalone mode, the current master's in Sentinel mode, any node's in Cluster mode (a {@code PUBLISH} reaches
+ * every node of a cluster). When it breaks (Redis restarts, a failover), the thread subscribes again with a
+ * backoff of 50 ms to 1 s; each (re)subscription wakes every waiter, since messages published meanwhile are lost.
+ *
+ * <p>Watchdog. A link can also fall silent without closing (a half-open TCP connection: a peer or a firewall gone
+ * without a word), and a subscriber only reads, so it would never notice. While threads of the store wait, each
+ * of their checks calls {@link #watch()}: when nothing was heard for {@value #PING_AFTER_MILLIS} ms it sends a
+ * {@code PING} on the subscribed connection, and when that ping (or the subscription itself) goes unanswered for
+ * {@value #SILENCE_LIMIT_MILLIS} ms it drops the connection, and the thread subscribes again on a new one. Waiters
+ * check at least every second, so a silent link is replaced within about {@value #SILENCE_LIMIT_MILLIS} ms plus
+ * two seconds of the first wait after it fell silent; meanwhile waiters re-check by polling as always. Nobody
+ * waiting, nobody needs the messages, and nothing is sent. A client of the application's whose pools the store
+ * cannot see is subscribed through {@link redis.clients.jedis.UnifiedJedis#subscribe} without a watchdog.
  */
 final class ReleaseSubscriber {
 
     private static final Logger LOG = System.getLogger(ReleaseSubscriber.class.getName());
     private static final long MIN_BACKOFF_MILLIS = 50;
     private static final long MAX_BACKOFF_MILLIS = 1_000;
+    /** Silence after which a waiter's check pings the subscribed connection. */
+    static final long PING_AFTER_MILLIS = 1_000;
+    /** Silence after a ping (or a subscription) after which the connection counts as dead. */
+    static final long SILENCE_LIMIT_MILLIS = 2_000;
 
-    private final UnifiedJedis client;
+    private final RedisTopology topology;
     private final LocalSignals signals;
     private final String storeName;
     private final ThreadFactory threads;
@@ -40,7 +55,14 @@ final class ReleaseSubscriber {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition stateChanged = lock.newCondition();
     private volatile Thread thread;
-    private Listener listener;
+    /** The subscribed connection while there is one, for the watchdog to drop. */
+    private volatile Connection connection;
+    /** When anything last came from the subscribed connection (or the subscription was sent). */
+    private final AtomicLong heardNanos = new AtomicLong(System.nanoTime());
+    /** When the watchdog last pinged; before {@link #heardNanos} when no ping is outstanding. */
+    private final AtomicLong pingedNanos = new AtomicLong(System.nanoTime());
+
+    private volatile Listener listener;
     private boolean listening;
     private boolean closed;
     private boolean refusalLogged;
@@ -49,13 +71,47 @@ final class ReleaseSubscriber {
      * @param threads where the thread comes from; it names it and makes it a daemon (see
      *                {@link dev.exclusive.spi.NamedThreads})
      */
-    ReleaseSubscriber(
-            UnifiedJedis client, LocalSignals signals, String storeName, ThreadFactory threads, Secrets secrets) {
-        this.client = client;
+    ReleaseSubscriber(RedisTopology topology, LocalSignals signals, String storeName, ThreadFactory threads) {
+        this.topology = topology;
         this.signals = signals;
         this.storeName = storeName;
         this.threads = threads;
-        this.secrets = secrets;
+        this.secrets = topology.secrets();
+    }
+
+    /**
+     * The watchdog's step, run by waiting threads (cheap: two clock readings when the link talks): pings a
+     * connection silent for {@value #PING_AFTER_MILLIS} ms, and drops one whose ping or subscription went
+     * unanswered for {@value #SILENCE_LIMIT_MILLIS} ms.
+     */
+    void watch() {
+        Connection current = connection;
+        Listener subscribed = listener;
+        if (current == null || subscribed == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long heard = heardNanos.get();
+        long pinged = pingedNanos.get();
+        boolean awaitingReply = pinged - heard > 0 || !subscribed.confirmed;
+        long since = awaitingReply ? (subscribed.confirmed ? pinged : heard) : heard;
+        if (awaitingReply && now - since > TimeUnit.MILLISECONDS.toNanos(SILENCE_LIMIT_MILLIS)) {
+            LOG.log(
+                    Level.WARNING,
+                    "Store ''{0}'': the release subscription has not answered for {1} ms; dropping its connection"
+                            + " and subscribing again",
+                    storeName,
+                    TimeUnit.NANOSECONDS.toMillis(now - since));
+            drop(current); // the subscriber's blocked read fails now, and it subscribes again
+        } else if (!awaitingReply
+                && now - heard > TimeUnit.MILLISECONDS.toNanos(PING_AFTER_MILLIS)
+                && pingedNanos.compareAndSet(pinged, now)) {
+            try {
+                subscribed.ping();
+            } catch (RuntimeException e) {
+                drop(current); // the link is already broken: make sure the subscriber sees it
+            }
+        }
     }
 
     /** Starts the thread on first use; later calls are cheap. */
@@ -144,6 +200,11 @@ final class ReleaseSubscriber {
         }
         running.interrupt();
         try {
+            running.join(200);
+            Connection stuck = connection;
+            if (running.isAlive() && stuck != null) {
+                drop(stuck); // a silent link never answers the unsubscription: end the blocked read
+            }
             running.join(2_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -165,7 +226,7 @@ final class ReleaseSubscriber {
                 lock.unlock();
             }
             try {
-                client.subscribe(current, RedisKeys.RELEASED_CHANNEL); // blocks while subscribed
+                subscribe(current); // blocks while subscribed
                 backoff = MIN_BACKOFF_MILLIS;
             } catch (RuntimeException e) {
                 if (isClosed()) {
@@ -195,6 +256,39 @@ final class ReleaseSubscriber {
         }
     }
 
+    /** Subscribes {@code current} on a connection of its own, watched, or through the client when there is none. */
+    private void subscribe(Listener current) {
+        Connection own = topology.subscriberConnection();
+        if (own == null) {
+            topology.client().subscribe(current, RedisKeys.RELEASED_CHANNEL);
+            return;
+        }
+        try (Connection held = own) {
+            heardNanos.set(System.nanoTime());
+            pingedNanos.set(heardNanos.get());
+            connection = held;
+            current.proceed(held, RedisKeys.RELEASED_CHANNEL);
+        } finally {
+            connection = null;
+        }
+    }
+
+    /** Closes the socket at once, without flushing into a link that may not take anything any more. */
+    private static void drop(Connection dead) {
+        try {
+            dead.forceDisconnect();
+        } catch (java.io.IOException | RuntimeException e) {
+            // closing a socket that is already closed: nothing left to do
+        }
+    }
+
+    /** Something came from the subscribed connection: it is alive, and no ping is outstanding. */
+    private void heard() {
+        long now = System.nanoTime();
+        heardNanos.set(now);
+        pingedNanos.set(now - 1);
+    }
+
     private boolean isClosed() {
         lock.lock();
         try {
@@ -214,13 +308,14 @@ final class ReleaseSubscriber {
         }
     }
 
-    /** Receives the messages; Jedis calls it on the subscriber thread. */
+    /** Receives the messages and pongs; Jedis calls it on the subscriber thread. */
     private final class Listener extends JedisPubSub {
 
         volatile boolean confirmed;
 
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
+            heard();
             confirmed = true;
             if (isClosed()) {
                 unsubscribe();
@@ -233,9 +328,15 @@ final class ReleaseSubscriber {
 
         @Override
         public void onMessage(String channel, String message) {
+            heard();
             // this version publishes the lease key; the previous one published the name
             String name = RedisKeys.nameOf(message);
             signals.signal(name == null ? message : name);
+        }
+
+        @Override
+        public void onPong(String pattern) {
+            heard();
         }
     }
 }

@@ -25,7 +25,7 @@ import redis.clients.jedis.Jedis;
 
 /**
  * A lost reply on Redis Cluster, for real: a one-node cluster on port 7130 announces itself at a
- * {@link ReplyDroppingProxy}, so every connection of the store's Cluster client goes through the proxy. The proxy
+ * {@link FaultyProxy}, so every connection of the store's Cluster client goes through the proxy. The proxy
  * lets the acquire script reach Redis (which takes the lock) and loses its reply; the client times out on the read
  * and, as Jedis's Cluster executor does after a connection failure, sends the script again on a new connection.
  * That second run finds the caller's own hold.
@@ -37,13 +37,13 @@ class RedisClusterRetryTest {
     private static final LockHolder HOLDER = new LockHolder("retry-test", "main", "");
     private static final Duration TTL = Duration.ofSeconds(30);
     private static Path folder;
-    private static ReplyDroppingProxy proxy;
+    private static FaultyProxy proxy;
 
     @BeforeAll
     static void startClusterBehindProxy() throws IOException, InterruptedException {
         RedisServers.requireRedisBinaries();
         folder = Files.createTempDirectory("exclusive-redis-retry");
-        proxy = ReplyDroppingProxy.start(PORT);
+        proxy = FaultyProxy.start(PORT);
         RedisServers.start(
                 PORT,
                 folder,

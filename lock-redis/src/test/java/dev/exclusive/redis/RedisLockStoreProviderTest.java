@@ -79,6 +79,19 @@ class RedisLockStoreProviderTest {
         assertKey("socket-timeout", Map.of("url", "redis://localhost", "socket-timeout", "1h"));
         assertKey("pool-size", Map.of("url", "redis://localhost", "pool-size", "0"));
         assertKey("pool-size", Map.of("url", "redis://localhost", "pool-size", "many"));
+        assertKey("min-replicas", Map.of("url", "redis://localhost", "min-replicas", "-1"));
+        assertKey("min-replicas", Map.of("url", "redis://localhost", "min-replicas", "one"));
+        assertKey("replica-timeout", Map.of("url", "redis://localhost", "replica-timeout", "0ms"));
+    }
+
+    @Test
+    void replicationSettingsAreAccepted() {
+        try (LockStore store = new RedisLockStoreProvider()
+                .create(
+                        "shared",
+                        Map.of("url", "redis://127.0.0.1:7149", "min-replicas", "1", "replica-timeout", "50ms"))) {
+            assertEquals("RedisLockStore[shared on redis://127.0.0.1:7149]", store.toString());
+        }
     }
 
     @Test

@@ -22,7 +22,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 /**
  * The Redis servers the tests use: the shared one on 127.0.0.1:6379, and throwaway ones this module starts on
  * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops: a Cluster on 7101-7103,
- * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140.
+ * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140, a
+ * master and its replica on 7150-7151, a master, 2 replicas and 3 Sentinels on 7160-7165.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */

@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,13 +16,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A TCP proxy on loopback in front of one Redis that can lose a reply on purpose: once armed with
- * {@link #loseRepliesAfter}, the first connection that sends a command containing the given text still delivers
- * that command to Redis, but receives nothing more, as if the reply were lost on the network. The client then
- * times out on its read; what it does next (give up, or send the command again on a new connection) is what a
- * test observes. Everything else is forwarded unchanged, byte for byte.
+ * A TCP proxy on loopback in front of one Redis that misbehaves on purpose, as a network can:
+ * <ul>
+ * <li>{@link #loseRepliesAfter}: the first connection that sends a command containing the given text still
+ * delivers that command to Redis, but receives nothing more, as if the reply were lost. The client then times
+ * out on its read; what it does next (give up, or send the command again on a new connection) is what a test
+ * observes.</li>
+ * <li>{@link #delayReplies}: every reply reaches the client that much later (a slow link or a slow Redis).</li>
+ * <li>{@link #stall}: nothing is forwarded any more either way, on every connection, old or new, while every
+ * socket stays open: a half-open link, which no client notices by reading; {@link #resume} forwards again.</li>
+ * </ul>
+ * Everything else is forwarded unchanged, byte for byte.
  */
-final class ReplyDroppingProxy implements AutoCloseable {
+final class FaultyProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final int targetPort;
@@ -29,8 +36,11 @@ final class ReplyDroppingProxy implements AutoCloseable {
     private final AtomicInteger lostReplies = new AtomicInteger();
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile long replyDelayMillis;
+    private final Object stallMonitor = new Object();
+    private boolean stalled;
 
-    private ReplyDroppingProxy(ServerSocket server, int targetPort) {
+    private FaultyProxy(ServerSocket server, int targetPort) {
         this.server = server;
         this.targetPort = targetPort;
     }
@@ -39,9 +49,9 @@ final class ReplyDroppingProxy implements AutoCloseable {
      * @param targetPort the port of the Redis on {@value RedisServers#HOST}
      * @return a started proxy on a free port of {@value RedisServers#HOST}
      */
-    static ReplyDroppingProxy start(int targetPort) throws IOException {
+    static FaultyProxy start(int targetPort) throws IOException {
         ServerSocket server = new ServerSocket(0, 50, InetAddress.getByName(RedisServers.HOST));
-        ReplyDroppingProxy proxy = new ReplyDroppingProxy(server, targetPort);
+        FaultyProxy proxy = new FaultyProxy(server, targetPort);
         daemon(proxy::accept, "proxy-accept-" + server.getLocalPort());
         return proxy;
     }
@@ -56,6 +66,26 @@ final class ReplyDroppingProxy implements AutoCloseable {
         armed.set(text.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Delays every reply from now on by {@code delay} (each chunk read from Redis waits that long). */
+    void delayReplies(Duration delay) {
+        replyDelayMillis = delay.toMillis();
+    }
+
+    /** Stops forwarding anything, either way, on every connection; sockets stay open. */
+    void stall() {
+        synchronized (stallMonitor) {
+            stalled = true;
+        }
+    }
+
+    /** Forwards again what {@link #stall()} held back, and everything after it. */
+    void resume() {
+        synchronized (stallMonitor) {
+            stalled = false;
+            stallMonitor.notifyAll();
+        }
+    }
+
     /** @return how many connections have lost their replies so far */
     int lostReplies() {
         return lostReplies.get();
@@ -64,6 +94,7 @@ final class ReplyDroppingProxy implements AutoCloseable {
     @Override
     public void close() throws IOException {
         if (closed.compareAndSet(false, true)) {
+            resume();
             server.close();
             for (Socket socket : sockets) {
                 socket.close();
@@ -105,11 +136,12 @@ final class ReplyDroppingProxy implements AutoCloseable {
                     }
                     window = Arrays.copyOfRange(seen, Math.max(0, seen.length - needle.length), seen.length);
                 }
+                awaitNotStalled();
                 out.write(buffer, 0, read);
                 out.flush();
             }
-        } catch (IOException e) {
-            // either side closed
+        } catch (IOException | InterruptedException e) {
+            // either side closed, or the proxy's own thread was stopped
         } finally {
             closeQuietly(client, redis);
         }
@@ -120,15 +152,28 @@ final class ReplyDroppingProxy implements AutoCloseable {
                 OutputStream out = client.getOutputStream()) {
             byte[] buffer = new byte[8192];
             for (int read; (read = in.read(buffer)) != -1; ) {
+                long delay = replyDelayMillis;
+                if (delay > 0) {
+                    Thread.sleep(delay); // the injected latency itself, not a wait for a condition
+                }
+                awaitNotStalled();
                 if (!mute.get()) {
                     out.write(buffer, 0, read);
                     out.flush();
                 }
             }
-        } catch (IOException e) {
-            // either side closed
+        } catch (IOException | InterruptedException e) {
+            // either side closed, or the proxy's own thread was stopped
         } finally {
             closeQuietly(client, redis);
+        }
+    }
+
+    private void awaitNotStalled() throws InterruptedException {
+        synchronized (stallMonitor) {
+            while (stalled && !closed.get()) {
+                stallMonitor.wait();
+            }
         }
     }
 
