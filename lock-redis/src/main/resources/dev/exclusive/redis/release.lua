@@ -5,14 +5,19 @@
 -- ARGV[2]  id of the releasing store instance, which wakes its own waiters itself
 --
 -- Returns 1 if released, 0 if the lock is free, expired, or held by another owner (then it is left as it is).
--- An expired lease reads as absent, so a late release never frees the next holder. The lease key is published
+-- An expired lease reads as absent, so a late release never frees the next holder; a lease in its last
+-- millisecond (PTTL 0: Redis still keeps it, every script treats it as expired and acquire.lua writes over it) is
+-- expired here too, so its owner hears that it lost the hold, not that it released it. The lease key is published
 -- on exclusive:released only when a waiter of another store instance recorded itself on the lease (wait.lua):
--- a release nobody waits for costs a GET and a DEL. A lease of the previous layout (a hash) is released as that
+-- a release nobody waits for costs a GET, a PTTL and a DEL. A lease of the previous layout (a hash) is released as that
 -- layout did, and always published.
 
 local lease = redis.pcall('GET', KEYS[1])
 if type(lease) == 'string' then
     if string.find(lease, ARGV[1], 1, true) ~= 1 then -- plain find, no copy: does the lease start with it?
+        return 0
+    end
+    if redis.call('PTTL', KEYS[1]) <= 0 then -- its last millisecond: expired, as for every other script
         return 0
     end
     redis.call('DEL', KEYS[1])

@@ -122,6 +122,26 @@ class RedisScriptsTest {
     }
 
     @Test
+    void aLeaseInItsLastMillisecondIsExpiredForItsOwnersReleaseToo() {
+        // inspect.lua (like acquire.lua) sees a lease whose PTTL reads 0 as expired; polled as fast as it answers,
+        // it usually first reports the lock free in that last millisecond, while Redis still keeps the key
+        int releasedAfterExpiry = 0;
+        for (int i = 0; i < 40; i++) {
+            String name = prefix + "last-ms-" + i;
+            assertTrue(store.tryAcquire(name, "alice", HOLDER, Duration.ofMillis(1))
+                    .acquired());
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (store.inspect(name).isPresent()) {
+                assertTrue(System.nanoTime() < deadline, "the 1 ms lease never expired");
+            }
+            if (store.release(name, "alice")) {
+                releasedAfterExpiry++;
+            }
+        }
+        assertEquals(0, releasedAfterExpiry, "releases that freed a lease inspect already saw expired");
+    }
+
+    @Test
     void timesComeFromTheRedisClockAndTheFenceCounterOutlivesTheLease() {
         String name = prefix + "timed";
         Acquisition.Acquired acquired = (Acquisition.Acquired) store.tryAcquire(name, "alice", HOLDER, TTL);
@@ -150,10 +170,11 @@ class RedisScriptsTest {
             assertTrue(slowStore.release(name, "alice", Duration.ofSeconds(30)));
             LockEntry kept = store.inspect(name).orElseThrow();
             Instant floor = acquired.acquiredAt().plusSeconds(30);
-            // PEXPIRE and PTTL count whole milliseconds on a reading of the clock that need not be TIME's: the
-            // floor release.lua sets and the end inspect.lua reports can each be a millisecond off (seen: 1 ms).
+            // acquiredAt is this JVM's estimate of the Redis clock (acquire.lua reads no clock), late by the
+            // client's handling of the reply: some ms on a busy machine (seen: 8 ms). A floor applied by a second
+            // script would be off by the 150 ms round trip at least, so 50 ms still tells the two apart.
             assertTrue(
-                    Duration.between(floor, kept.expiresAt()).abs().toMillis() <= 2,
+                    Duration.between(floor, kept.expiresAt()).abs().toMillis() <= 50,
                     "the lease ends at the floor " + floor + ", got " + kept.expiresAt());
             assertEquals("alice", kept.owner());
             assertEquals(acquired.fence(), kept.fence());
