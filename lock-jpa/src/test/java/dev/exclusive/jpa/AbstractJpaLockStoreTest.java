@@ -161,7 +161,7 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
         // an extend, each on its own reading of the database clock) would end the lease at least that much after
         // acquisition + minimum hold.
         SlowStatements slow = new SlowStatements();
-        try (EntityManagerFactory slowFactory = database().open(Map.of(AvailableSettings.STATEMENT_INSPECTOR, slow));
+        try (EntityManagerFactory slowFactory = database().open(Map.of(AvailableSettings.CONNECTION_PROVIDER, slow));
                 JpaLockStore slowStore =
                         JpaLockStore.builder(slowFactory).createTable(true).build()) {
             JpaLockStore store = store(JpaLockStore.builder(factory).createTable(true));

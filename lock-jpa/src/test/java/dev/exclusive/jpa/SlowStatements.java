@@ -1,13 +1,18 @@
 package dev.exclusive.jpa;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
-import org.hibernate.resource.jdbc.spi.StatementInspector;
+import org.hibernate.engine.jdbc.connections.internal.DriverManagerConnectionProviderImpl;
 
 /**
- * Hibernate's hook before each statement is prepared, used to make every statement wait, as over a slow network,
- * once a test turns it on. Counts the statements it delayed.
+ * Hibernate's connection pool, whose connections make every statement wait before it is prepared, as over a slow
+ * network, once a test turns it on: whether the store sends it through Jakarta Persistence or straight over JDBC.
+ * Counts the statements it delayed. Set as {@code hibernate.connection.provider_class} (an instance).
  */
-final class SlowStatements implements StatementInspector {
+final class SlowStatements extends DriverManagerConnectionProviderImpl {
 
     private volatile Duration delay = Duration.ZERO;
     private volatile int delayed;
@@ -23,7 +28,28 @@ final class SlowStatements implements StatementInspector {
     }
 
     @Override
-    public String inspect(String sql) {
+    public Connection getConnection() throws SQLException {
+        Connection connection = super.getConnection();
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().startsWith("prepare")) {
+                        pause();
+                    }
+                    try {
+                        return method.invoke(connection, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Override
+    public void closeConnection(Connection connection) throws SQLException {
+        super.closeConnection(
+                Proxy.isProxyClass(connection.getClass()) ? connection.unwrap(Connection.class) : connection);
+    }
+
+    private void pause() {
         if (!delay.isZero()) {
             delayed++;
             try {
@@ -33,6 +59,5 @@ final class SlowStatements implements StatementInspector {
                 throw new IllegalStateException("interrupted while simulating a slow network", e);
             }
         }
-        return sql;
     }
 }
