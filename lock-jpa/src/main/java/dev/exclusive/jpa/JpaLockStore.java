@@ -21,6 +21,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -73,10 +76,11 @@ import java.util.regex.Pattern;
  * changed AS (UPDATE ... RETURNING name) SELECT COUNT(pg_notify('<table>', name)) FROM changed}, delivered when it
  * commits. Each store holds one connection of its unit on {@code LISTEN} for the table, on one thread from its
  * {@link Builder#threadFactory thread factory}, started by the first wait; a notification wakes the longest waiter
- * on that name in this JVM. While it listens, waiters read the lock once after registering (so that a release just
- * before is not missed) and poll only every 100 ms to 1 s, for expiries, which nobody notifies. On the other
- * databases, and while the listener is down, waiters elsewhere poll with a jittered backoff ({@link #waitPolicy()},
- * bounded by their wait and by the holder's remaining time, which the database computed).
+ * on that name in this JVM, except the notifications of this store's own releases, which woke a waiter here already.
+ * While it listens, a waiter does not park if the store saw any release since its last attempt began (so that a
+ * release just before its registration is not missed), and polls only every 100 ms to 1 s, for expiries, which nobody
+ * notifies. On the other databases, and while the listener is down, waiters elsewhere poll with a jittered backoff
+ * ({@link #waitPolicy()}, bounded by their wait and by the holder's remaining time, which the database computed).
  *
  * <p><b>Clock.</b> Every expiry is decided by the database server's clock inside the statements
  * ({@code CURRENT_TIMESTAMP} on PostgreSQL and H2, {@code UTC_TIMESTAMP(6)} on MariaDB/MySQL, so the session time
@@ -184,6 +188,10 @@ public final class JpaLockStore implements LockStore {
     private volatile LockTable lockTable;
     private volatile LocalSignals signals;
     private volatile ReleaseListener listener;
+    /** Releases this store has seen: its own, and those the listener was notified of; for waiters' re-checks. */
+    private final AtomicLong releases = new AtomicLong();
+    /** {@link #releases} when this thread's last acquisition attempt began. */
+    private final ThreadLocal<long[]> releasesAtAttempt = ThreadLocal.withInitial(() -> new long[1]);
 
     /**
      * A store with default settings over a factory the application owns and closes.
@@ -247,6 +255,7 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
+        releasesAtAttempt.get()[0] = releases.get();
         Acquisition outcome = lockTable().acquire(name, owner, holder.encode(), ttl.toMillis());
         if (outcome.acquired()) {
             cleanup.runIfDue(this::cleanUp, table);
@@ -256,32 +265,56 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
-        boolean released = lockTable().release(name, owner);
-        if (released) {
-            signals.signal(name);
+        return releasing(name, () -> lockTable().release(name, owner), released -> released);
+    }
+
+    /**
+     * Runs a release; when it freed the row, wakes a waiter of this JVM. While the listener listens, it is told first
+     * to skip the notification this release sends, which would wake a second waiter here.
+     */
+    private <T> T releasing(String name, Supplier<T> release, Predicate<T> freed) {
+        LockTable ready = lockTable();
+        ReleaseListener current = listener;
+        boolean expected = current != null && current.listening();
+        if (expected) {
+            current.expect(name);
         }
-        return released;
+        T outcome;
+        try {
+            outcome = release.get();
+        } catch (RuntimeException e) {
+            if (expected) {
+                current.unexpect(name);
+            }
+            throw e;
+        }
+        if (freed.test(outcome)) {
+            released(name);
+        } else if (expected) {
+            current.unexpect(name);
+        }
+        return outcome;
+    }
+
+    /** A release seen by this store (its own, or one notified): wakes a waiter of this JVM on {@code name}. */
+    private void released(String name) {
+        releases.incrementAndGet();
+        signals.signal(name);
     }
 
     /** One statement on the database clock: free the row past its floor, or end its lease there. */
     @Override
     public boolean release(String name, String owner, Duration minHold) {
         long millis = minHold.toMillis();
-        LockTable.Floored outcome =
-                lockTable().release(name, owner, minHold.minusMillis(millis).isZero() ? millis : millis + 1);
-        if (outcome == LockTable.Floored.RELEASED) {
-            signals.signal(name);
-        }
+        long floor = minHold.minusMillis(millis).isZero() ? millis : millis + 1;
+        LockTable.Floored outcome = releasing(
+                name, () -> lockTable().release(name, owner, floor), floored -> floored == LockTable.Floored.RELEASED);
         return outcome != LockTable.Floored.NOT_HELD;
     }
 
     @Override
     public boolean forceRelease(String name) {
-        boolean released = lockTable().forceRelease(name);
-        if (released) {
-            signals.signal(name);
-        }
-        return released;
+        return releasing(name, () -> lockTable().forceRelease(name), released -> released);
     }
 
     @Override
@@ -326,12 +359,12 @@ public final class JpaLockStore implements LockStore {
 
     /**
      * Blocks until a release in this JVM, or (on PostgreSQL, while the listener listens) a release anywhere, wakes
-     * this thread. With the listener, the lock is read once after the waiter is registered, so that a release
-     * between the caller's attempt and the registration is not missed.
+     * this thread. With the listener, a waiter returns at once if this store saw any release since this thread's
+     * last attempt began, so that a release between the attempt and the registration is not missed.
      */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        LockTable table = lockTable();
+        lockTable();
         ReleaseListener current = listener;
         if (current == null) {
             signals.await(name, maxWait, () -> true);
@@ -342,13 +375,8 @@ public final class JpaLockStore implements LockStore {
             signals.await(name, maxWait, () -> true);
             return;
         }
-        signals.await(name, maxWait, () -> {
-            try {
-                return table.isLive(name);
-            } catch (LockStoreUnavailableException e) {
-                return false; // let the caller try again at once: its next call reports the outage
-            }
-        });
+        long seen = releasesAtAttempt.get()[0];
+        signals.await(name, maxWait, () -> releases.get() == seen);
     }
 
     /** @return the release listener on PostgreSQL once the store is set up, else {@code null}; for tests */
@@ -395,7 +423,12 @@ public final class JpaLockStore implements LockStore {
                 signals = ready.signals();
                 Connections connections = transactions.connections();
                 if (ready.table().database().notifies() && connections != null && !closed.get()) {
-                    listener = new ReleaseListener(connections, ready.table().channel(), signals, storeName, threads);
+                    LocalSignals woken = signals;
+                    listener = new ReleaseListener(
+                            connections, ready.table().channel(), storeName, threads, this::released, () -> {
+                                releases.incrementAndGet();
+                                woken.signalAll();
+                            });
                 }
                 lockTable = ready.table();
             }

@@ -40,18 +40,6 @@ final class LockTable {
         return statements.channel;
     }
 
-    /**
-     * @return whether {@code name} is held by anyone now
-     * @throws dev.exclusive.LockStoreUnavailableException if the database cannot be reached
-     */
-    boolean isLive(String name) {
-        try {
-            return !transactions.rows(statements.readRemaining, name).isEmpty();
-        } catch (PersistenceException e) {
-            throw unavailable(name, e);
-        }
-    }
-
     /** Contention is retried twice and then answered busy; it never reaches the caller. */
     Acquisition acquire(String name, String owner, String holder, long ttlMillis) {
         for (int attempt = 1; ; attempt++) {

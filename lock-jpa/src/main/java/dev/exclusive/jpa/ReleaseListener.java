@@ -1,22 +1,22 @@
 package dev.exclusive.jpa;
 
-import dev.exclusive.spi.LocalSignals;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * The one listener of a store on PostgreSQL: a daemon thread that holds one connection of the unit on
- * {@code LISTEN} for the table's channel and turns each notification (a freed lock name, sent by the release's own
- * statement) into a {@link LocalSignals#signal} for the waiters of this JVM. However many threads wait, there is one
- * thread and one connection.
+ * {@code LISTEN} for the table's channel and hands each notification (a freed lock name, sent by the release's own
+ * statement) to the store, which wakes a waiter of this JVM. However many threads wait, there is one thread and one
+ * connection. The notifications of the store's own releases, which woke a waiter of this JVM already, are announced
+ * by the store ({@link #expect}) and skipped, so that one release wakes one waiter here, not two.
  *
  * <p>The thread comes from the store's thread factory (inside a Jakarta EE server, the container's managed one),
  * is started on the first wait and ends with {@link #close()}, within a quarter of a second (the longest it blocks
@@ -37,27 +37,60 @@ final class ReleaseListener {
 
     private final Connections connections;
     private final String channel;
-    private final LocalSignals signals;
     private final String storeName;
     private final ThreadFactory threads;
+    private final Consumer<String> released;
+    private final Runnable restarted;
+    private final ConcurrentHashMap<String, Integer> own = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition stateChanged = lock.newCondition();
     private volatile Thread thread;
     private boolean listening;
     private boolean closed;
     private boolean refusalLogged;
 
     /**
-     * @param threads where the thread comes from; it names it and makes it a daemon (see
-     *                {@link dev.exclusive.spi.NamedThreads})
+     * @param threads   where the thread comes from; it names it and makes it a daemon (see
+     *                  {@link dev.exclusive.spi.NamedThreads})
+     * @param released  what a notification of another store's release does: wake a waiter on that name
+     * @param restarted what each start of listening does: wake every waiter, since notifications sent while nobody
+     *                  listened are lost
      */
     ReleaseListener(
-            Connections connections, String channel, LocalSignals signals, String storeName, ThreadFactory threads) {
+            Connections connections,
+            String channel,
+            String storeName,
+            ThreadFactory threads,
+            Consumer<String> released,
+            Runnable restarted) {
         this.connections = connections;
         this.channel = channel;
-        this.signals = signals;
         this.storeName = storeName;
         this.threads = threads;
+        this.released = released;
+        this.restarted = restarted;
+    }
+
+    /**
+     * Announces a release by this store that may notify {@code name}: its notification is then skipped once. Call
+     * before the statement, so that the notification cannot arrive first; {@link #unexpect} if it freed nothing.
+     */
+    void expect(String name) {
+        own.merge(name, 1, Integer::sum);
+    }
+
+    /** Withdraws an {@link #expect} whose release freed nothing (or failed), so sent no notification. */
+    void unexpect(String name) {
+        own.computeIfPresent(name, (key, count) -> count == 1 ? null : count - 1);
+    }
+
+    /** @return whether the notification of {@code name} was an expected one of this store (now consumed) */
+    private boolean wasOwn(String name) {
+        boolean[] was = new boolean[1];
+        own.computeIfPresent(name, (key, count) -> {
+            was[0] = true;
+            return count == 1 ? null : count - 1;
+        });
+        return was[0];
     }
 
     /** Starts the thread on first use; later calls are cheap. */
@@ -99,29 +132,6 @@ final class ReleaseListener {
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * Waits until the connection listens, for tests.
-     *
-     * @return {@code true} if listening before the timeout
-     */
-    boolean awaitListening(long timeout, TimeUnit unit) throws InterruptedException {
-        long nanos = unit.toNanos(timeout);
-        lock.lock();
-        try {
-            while (!listening && nanos > 0) {
-                nanos = stateChanged.awaitNanos(nanos);
-            }
-            return listening;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** @return the listener's thread while it runs, for tests */
-    Thread thread() {
-        return thread;
     }
 
     /** Stops the thread and gives its connection back; waits up to two seconds for it to end. */
@@ -167,13 +177,16 @@ final class ReleaseListener {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("LISTEN \"" + channel + "\"");
                 }
+                own.clear(); // whatever was expected before this connection listened is not coming
                 setListening(true);
-                signals.signalAll(); // releases notified while nobody listened are lost: let waiters look again
+                restarted.run(); // releases notified while nobody listened are lost: let waiters look again
                 failing = false;
                 backoff = MIN_BACKOFF_MILLIS;
                 while (!isClosed()) {
                     for (String name : notifications.await(POLL_MILLIS)) {
-                        signals.signal(name);
+                        if (!wasOwn(name)) {
+                            released.accept(name);
+                        }
                     }
                 }
                 broken = !unlisten(connection);
@@ -243,7 +256,6 @@ final class ReleaseListener {
         lock.lock();
         try {
             listening = now;
-            stateChanged.signalAll();
         } finally {
             lock.unlock();
         }

@@ -89,11 +89,17 @@ class PostgresReleaseNotificationTest {
         awaitTrue(() -> listeners() == 0, "the listening connection stops listening with the store");
     }
 
-    /** {@code waiter} waits up to 20 s; {@code holder} releases once it is parked; the wake-up comes within 2 s. */
+    /**
+     * {@code waiter} tries once and then waits up to 20 s; {@code holder} releases once it is parked; the wake-up
+     * comes within 2 s.
+     */
     private static void assertWokenSoon(JpaLockStore holder, JpaLockStore waiter, String name, String owner)
             throws Exception {
         Thread[] waiting = new Thread[1];
         CompletableFuture<Long> wokenAt = CompletableFuture.supplyAsync(() -> {
+            // as a blocking lock does: one attempt, then the wait, on the same thread
+            assertFalse(
+                    waiter.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(60)).acquired());
             waiting[0] = Thread.currentThread();
             try {
                 waiter.awaitRelease(name, Duration.ofSeconds(20));
