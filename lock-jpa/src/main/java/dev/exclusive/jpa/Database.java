@@ -42,6 +42,11 @@ enum Database {
             return true;
         }
 
+        @Override
+        boolean notifies() {
+            return true;
+        }
+
         /** {@code DO NOTHING} takes no lock on an existing row and raises no error. */
         @Override
         String insertFirstRow(String table, String values) {
@@ -51,16 +56,30 @@ enum Database {
 
         @Override
         List<String> createTable(String table) {
-            return List.of(
-                    "CREATE TABLE IF NOT EXISTS " + table + " (\n"
-                            + "    name        VARCHAR(255) COLLATE \"C\" NOT NULL PRIMARY KEY,\n"
-                            + "    owner       VARCHAR(255),\n"
-                            + "    holder      VARCHAR(1000),\n"
-                            + "    acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,\n"
-                            + "    expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,\n"
-                            + "    fence       BIGINT NOT NULL\n"
-                            + ")",
-                    "CREATE INDEX IF NOT EXISTS " + indexName(table) + " ON " + table + " (expires_at)");
+            return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                    + "    name        VARCHAR(255) COLLATE \"C\" NOT NULL PRIMARY KEY,\n"
+                    + "    owner       VARCHAR(255),\n"
+                    + "    holder      VARCHAR(1000),\n"
+                    + "    acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,\n"
+                    + "    expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,\n"
+                    + "    fence       BIGINT NOT NULL\n"
+                    + ") WITH (fillfactor = 50)");
+        }
+
+        /**
+         * The index on {@code expires_at} that tables of earlier versions have: every acquire and release changes
+         * that column, so with it no update is HOT (each one adds index entries and leaves dead ones behind).
+         */
+        @Override
+        String obsoleteIndex(String table) {
+            return "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = " + schemaLiteral(table, "current_schema()")
+                    + " AND tablename = " + tableLiteral(table) + " AND indexname = '" + indexName(table) + "'";
+        }
+
+        @Override
+        String dropObsoleteIndex(String table) {
+            int dot = table.indexOf('.');
+            return "DROP INDEX IF EXISTS " + (dot < 0 ? "" : table.substring(0, dot + 1)) + indexName(table);
         }
 
         /** A deterministic collation compares equal only what is byte for byte equal, whatever it sorts by. */
@@ -286,6 +305,11 @@ enum Database {
         return false;
     }
 
+    /** @return whether a release can notify waiters in other JVMs in the same statement ({@code pg_notify}) */
+    boolean notifies() {
+        return false;
+    }
+
     /**
      * @param values the parenthesized values, with the name as {@code ?1}
      * @return a statement that inserts the first row of a name; 0 rows or a duplicate-key error when it exists
@@ -296,6 +320,19 @@ enum Database {
 
     /** @return the DDL that creates the table and its index when missing */
     abstract List<String> createTable(String table);
+
+    /**
+     * @return a query counting the indexes of {@code table} that an earlier version created and this one drops (1 if
+     *         there is one), or {@code null} where there is none
+     */
+    String obsoleteIndex(String table) {
+        return null;
+    }
+
+    /** @return the statement that drops the index {@link #obsoleteIndex} found */
+    String dropObsoleteIndex(String table) {
+        throw new UnsupportedOperationException(this + " has no obsolete index");
+    }
 
     /**
      * @param table the lock table, checked by {@link JpaLockStore.Builder#table} (so it can be a literal)

@@ -7,6 +7,7 @@ import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LocalSignals;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
+import dev.exclusive.spi.NamedThreads;
 import dev.exclusive.spi.WaitPolicy;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -18,7 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -30,45 +35,52 @@ import java.util.regex.Pattern;
  * row is <em>live</em> while {@code owner IS NOT NULL AND expires_at > now}, where {@code now} is always the
  * database's clock.
  *
- * <p><b>Acquire</b>, step by step (the same on every database; {@code RETURNING} saves the read-backs on
- * PostgreSQL):
- * <ol>
- * <li>Take over: {@code UPDATE ... SET fence = GREATEST(fence + 1, now in µs), acquired_at = now, holder = ?,
- * owner = ?, expires_at = now + ttl WHERE name = ? AND (owner IS NULL OR owner = ? OR expires_at <= now)}, where a
- * row that is still the caller's own live lease (a retry of an attempt whose answer was lost) keeps its fence,
- * acquisition time and holder ({@code CASE WHEN owner = ? AND expires_at > now THEN fence ...}) and only gets the
- * new expiry. One row updated is the lease; fence and times are read back in the same transaction
- * ({@code RETURNING} on PostgreSQL, a {@code SELECT} elsewhere) and committed. On MariaDB, MySQL and H2 the
- * transaction ends here either way.</li>
- * <li>Zero rows: {@code SELECT expires_at - now ... WHERE name = ? AND owner IS NOT NULL AND expires_at > now}.
- * A live row (another owner's) answers busy with that remaining time, computed by the database.</li>
- * <li>No live row either: the name has no row yet, so insert its first row with {@code now in µs} as its fence
- * (PostgreSQL {@code INSERT ... ON CONFLICT (name) DO NOTHING RETURNING}, MariaDB/MySQL {@code INSERT IGNORE}, H2
- * {@code MERGE ... WHEN NOT MATCHED THEN INSERT}). One row inserted is the lease; none (another inserter won, or
- * the row was freed a moment ago) answers busy with zero remaining, so a waiter retries at once.</li>
- * </ol>
- * <b>Why it is atomic:</b> the decision (free or expired?) and the change are one single-row statement, which
- * the database runs under the row's write lock: of two acquirers of one name, the second waits for the first
- * one's commit, re-evaluates the condition on the committed row and matches nothing. The primary key makes the
- * first insert of a name succeed once. <b>Why deadlock-free:</b> each transaction writes at most one row, so no
- * transaction holds a lock while it waits for another; a busy attempt takes no lock at all on PostgreSQL (an
- * {@code UPDATE} locks only matching rows, {@code DO NOTHING} none), and on MariaDB the take-over commits before
- * the insert, so its gap lock never meets another transaction's insert. Should the database still report a
- * deadlock, a serialization failure or a lock-wait timeout, the attempt is retried twice and then answered as busy;
- * a unique-key race is answered as busy. None of them reaches the caller.
+ * <p><b>Acquire</b> is one statement, which takes over a free or expired row, renews the caller's own live lease (a
+ * retry of an attempt whose answer was lost: fence, acquisition time and holder are kept, only the expiry is new), or
+ * inserts a name's first row, and answers the lease or, when another owner's lease is live, its remaining time:
+ * <ul>
+ * <li>PostgreSQL: {@code INSERT ... VALUES (name, owner, holder, now, now + ttl, now in µs) ON CONFLICT (name) DO
+ * UPDATE SET fence = GREATEST(fence + 1, now in µs), ... WHERE owner IS NULL OR owner = ? OR expires_at <= now
+ * RETURNING fence, ...}, inside a {@code WITH} whose outer {@code SELECT} also reads the remaining time of a row it
+ * did not take;</li>
+ * <li>MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE} with one {@code CASE} per column, which MariaDB assigns
+ * left to right (fence, acquired_at and holder read the row as it was, then owner is taken or kept, then expires_at
+ * follows the owner), {@code RETURNING} the owner, the lease and the remaining time;</li>
+ * <li>H2: {@code SELECT ... FROM FINAL TABLE (MERGE ... WHEN MATCHED AND <free, expired or own> THEN UPDATE ... WHEN
+ * NOT MATCHED THEN INSERT ...)}; no row is busy, and the remaining time is then read by a second statement;</li>
+ * <li>MySQL 8, which has no {@code RETURNING}: the earlier three steps in transactions of their own (take over with
+ * {@code UPDATE} and read the lease back; else read the remaining time; else {@code INSERT IGNORE} the first
+ * row).</li>
+ * </ul>
+ * <b>Why it is atomic:</b> the decision (free or expired?) and the change are one single-row statement, which the
+ * database runs under the row's write lock: of two acquirers of one name, the second waits for the first one's
+ * commit, re-evaluates the condition on the committed row (PostgreSQL's {@code ON CONFLICT ... WHERE}, InnoDB's
+ * locking read of the duplicate row, H2's row lock) and takes nothing. The primary key makes the first insert of a
+ * name succeed once. <b>Why deadlock-free:</b> each statement writes at most one row in a transaction of its own.
+ * Should the database still report a deadlock, a serialization failure or a lock-wait timeout, the attempt is retried
+ * twice and then answered as busy; a unique-key race (H2's {@code MERGE}) is answered as busy. None of them reaches
+ * the caller.
  *
- * <p><b>Release</b>: {@code UPDATE ... SET owner = NULL, expires_at = now WHERE name = ? AND owner = ? AND
- * live}; <b>force-release</b> the same without the owner; <b>extend</b>: {@code UPDATE ... SET expires_at =
- * now + ttl WHERE name = ? AND owner = ? AND live}; <b>release with a minimum hold</b>, with {@code floor =
- * acquired_at + minHold}: {@code UPDATE ... SET owner = CASE WHEN floor <= now THEN NULL ELSE owner END,
- * expires_at = CASE WHEN floor <= now THEN now ELSE LEAST(expires_at, floor) END WHERE name = ? AND owner = ? AND
- * live}, which frees the row past its floor and otherwise ends the lease there (never later than it did), keeping
- * owner and fence; whether it freed the row is returned ({@code RETURNING} on PostgreSQL) or read back in the same
- * transaction, whose write lock on the row still holds. Each is one statement in its own transaction, so it is
- * atomic for the same reason. A release that frees a row wakes waiters in this JVM at once ({@link LocalSignals},
- * shared by every store on the same database URL and table); one that keeps it until its floor wakes nobody.
- * Waiters elsewhere poll with a jittered backoff ({@link #waitPolicy()}, bounded by their wait and by the holder's
- * remaining time, which the database computed).
+ * <p><b>Release</b>: {@code UPDATE ... SET owner = NULL, expires_at = now WHERE name = ? AND owner = ? AND live};
+ * <b>force-release</b> the same without the owner; <b>extend</b>: {@code UPDATE ... SET expires_at = now + ttl WHERE
+ * name = ? AND owner = ? AND live}; <b>release with a minimum hold</b>, with {@code floor = acquired_at + minHold}:
+ * {@code UPDATE ... SET owner = CASE WHEN floor <= now THEN NULL ELSE owner END, expires_at = CASE WHEN floor <= now
+ * THEN now ELSE LEAST(expires_at, floor) END WHERE name = ? AND owner = ? AND live}, which frees the row past its
+ * floor and otherwise ends the lease there (never later than it did), keeping owner and fence; whether it freed the
+ * row is returned ({@code RETURNING} on PostgreSQL) or read back in the same transaction, whose write lock on the row
+ * still holds (elsewhere). Each is one statement, so it is atomic for the same reason. A release that frees a row
+ * wakes waiters in this JVM at once ({@link LocalSignals}, shared by every store on the same database URL and
+ * table); one that keeps it until its floor wakes nobody.
+ *
+ * <p><b>Waking waiters in other JVMs.</b> On PostgreSQL each statement that frees a row also notifies it: {@code WITH
+ * changed AS (UPDATE ... RETURNING name) SELECT COUNT(pg_notify('<table>', name)) FROM changed}, delivered when it
+ * commits. Each store holds one connection of its unit on {@code LISTEN} for the table, on one thread from its
+ * {@link Builder#threadFactory thread factory}, started by the first wait; a notification wakes the longest waiter
+ * on that name in this JVM, except the notifications of this store's own releases, which woke a waiter here already.
+ * While it listens, a waiter does not park if the store saw any release since its last attempt began (so that a
+ * release just before its registration is not missed), and polls only every 100 ms to 1 s, for expiries, which nobody
+ * notifies. On the other databases, and while the listener is down, waiters elsewhere poll with a jittered backoff
+ * ({@link #waitPolicy()}, bounded by their wait and by the holder's remaining time, which the database computed).
  *
  * <p><b>Clock.</b> Every expiry is decided by the database server's clock inside the statements
  * ({@code CURRENT_TIMESTAMP} on PostgreSQL and H2, {@code UTC_TIMESTAMP(6)} on MariaDB/MySQL, so the session time
@@ -89,7 +101,12 @@ import java.util.regex.Pattern;
  *
  * <p><b>Transactions.</b> The store never joins the caller's transaction: each operation commits on its own
  * before returning, so an acquired lock is visible to every server before the caller's work runs. With a
- * {@code RESOURCE_LOCAL} factory (the recommended set-up, in Java SE and on a server) it uses
+ * {@code RESOURCE_LOCAL} unit on Hibernate (the recommended set-up, in Java SE and on a server), each statement runs in
+ * autocommit on a connection from the unit's own connection source (Hibernate's {@code ConnectionProvider}: the
+ * unit's data source, or its pool over the unit's JDBC URL): one round trip, where an {@code EntityTransaction} adds
+ * a {@code BEGIN} and a {@code COMMIT}. Hand out connections in autocommit ({@code hibernate.connection.autocommit=
+ * true} with Hibernate's pool; a data source does so by default); a connection that comes with autocommit off is
+ * switched on for the statement and back, a round trip each way on MariaDB. With another provider the store uses
  * {@link EntityManager#getTransaction()}. With a JTA factory (one whose {@code getTransaction()} is refused, or
  * whose Hibernate transaction coordinator is JTA: Hibernate's would join the caller's transaction) it suspends the
  * caller's transaction through the {@link TransactionManager} (given to the builder, or looked up at
@@ -118,9 +135,13 @@ import java.util.regex.Pattern;
  *     acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,
  *     expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,
  *     fence       BIGINT NOT NULL
- * );
- * CREATE INDEX exclusive_lock_expires_at ON exclusive_lock (expires_at);
+ * ) WITH (fillfactor = 50);
  * </pre>
+ * No index on {@code expires_at}: every acquire and release changes it, and without an index on it (and with room
+ * left on each page) PostgreSQL updates the row in place (HOT), so the table and its index do not grow with churn
+ * even without vacuum. The cleanup scans the table instead. A table of an earlier version with its
+ * {@code exclusive_lock_expires_at} index keeps working; a store with {@code createTable(true)} drops the index on
+ * first use (logged at INFO), any other logs a WARNING naming the {@code DROP INDEX}.
  *
  * <p>Thread-safe. Supported databases: PostgreSQL, MariaDB, MySQL 8, H2 2.x; another database, or a table whose
  * name column does not compare exactly (a case-insensitive, pad-space or nondeterministic collation, which would make
@@ -130,6 +151,8 @@ public final class JpaLockStore implements LockStore {
 
     /** The default table name. */
     public static final String DEFAULT_TABLE = "exclusive_lock";
+
+    private static final WaitPolicy LISTENING = WaitPolicy.backoff(Duration.ofMillis(100), Duration.ofSeconds(1));
 
     /** A table name, optionally schema-qualified: it is put into statements as it is. */
     static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
@@ -159,10 +182,16 @@ public final class JpaLockStore implements LockStore {
     private final WaitPolicy waitPolicy;
     private final Cleanup cleanup;
     private final Transactions transactions;
+    private final ThreadFactory threads;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object initLock = new Object();
     private volatile LockTable lockTable;
     private volatile LocalSignals signals;
+    private volatile ReleaseListener listener;
+    /** Releases this store has seen: its own, and those the listener was notified of; for waiters' re-checks. */
+    private final AtomicLong releases = new AtomicLong();
+    /** {@link #releases} when this thread's last acquisition attempt began. */
+    private final ThreadLocal<long[]> releasesAtAttempt = ThreadLocal.withInitial(() -> new long[1]);
 
     /**
      * A store with default settings over a factory the application owns and closes.
@@ -178,6 +207,7 @@ public final class JpaLockStore implements LockStore {
         this.table = builder.table;
         this.createTable = builder.createTable;
         this.waitPolicy = WaitPolicy.backoff(builder.minBackoff, builder.maxBackoff);
+        this.threads = NamedThreads.of(builder.threads, "exclusive-jpa-listener-" + builder.storeName);
         this.cleanup = new Cleanup(builder.retention, builder.clock);
         this.ownsFactory = builder.factory == null;
         this.factory = ownsFactory
@@ -225,6 +255,7 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
+        releasesAtAttempt.get()[0] = releases.get();
         Acquisition outcome = lockTable().acquire(name, owner, holder.encode(), ttl.toMillis());
         if (outcome.acquired()) {
             cleanup.runIfDue(this::cleanUp, table);
@@ -234,32 +265,56 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
-        boolean released = lockTable().release(name, owner);
-        if (released) {
-            signals.signal(name);
+        return releasing(name, () -> lockTable().release(name, owner), released -> released);
+    }
+
+    /**
+     * Runs a release; when it freed the row, wakes a waiter of this JVM. While the listener listens, it is told first
+     * to skip the notification this release sends, which would wake a second waiter here.
+     */
+    private <T> T releasing(String name, Supplier<T> release, Predicate<T> freed) {
+        LockTable ready = lockTable();
+        ReleaseListener current = listener;
+        boolean expected = current != null && current.listening();
+        if (expected) {
+            current.expect(name);
         }
-        return released;
+        T outcome;
+        try {
+            outcome = release.get();
+        } catch (RuntimeException e) {
+            if (expected) {
+                current.unexpect(name);
+            }
+            throw e;
+        }
+        if (freed.test(outcome)) {
+            released(name);
+        } else if (expected) {
+            current.unexpect(name);
+        }
+        return outcome;
+    }
+
+    /** A release seen by this store (its own, or one notified): wakes a waiter of this JVM on {@code name}. */
+    private void released(String name) {
+        releases.incrementAndGet();
+        signals.signal(name);
     }
 
     /** One statement on the database clock: free the row past its floor, or end its lease there. */
     @Override
     public boolean release(String name, String owner, Duration minHold) {
         long millis = minHold.toMillis();
-        LockTable.Floored outcome =
-                lockTable().release(name, owner, minHold.minusMillis(millis).isZero() ? millis : millis + 1);
-        if (outcome == LockTable.Floored.RELEASED) {
-            signals.signal(name);
-        }
+        long floor = minHold.minusMillis(millis).isZero() ? millis : millis + 1;
+        LockTable.Floored outcome = releasing(
+                name, () -> lockTable().release(name, owner, floor), floored -> floored == LockTable.Floored.RELEASED);
         return outcome != LockTable.Floored.NOT_HELD;
     }
 
     @Override
     public boolean forceRelease(String name) {
-        boolean released = lockTable().forceRelease(name);
-        if (released) {
-            signals.signal(name);
-        }
-        return released;
+        return releasing(name, () -> lockTable().forceRelease(name), released -> released);
     }
 
     @Override
@@ -292,15 +347,41 @@ public final class JpaLockStore implements LockStore {
         return lockTable().deleteUnused(cleanup.retention());
     }
 
+    /**
+     * The builder's backoff; while the release listener listens (PostgreSQL), a backoff from 100 ms to 1 s, since
+     * polling is then only the fallback for a lost notification or an expiry.
+     */
     @Override
     public WaitPolicy waitPolicy() {
-        return waitPolicy;
+        ReleaseListener current = listener;
+        return current != null && current.listening() ? LISTENING : waitPolicy;
     }
 
+    /**
+     * Blocks until a release in this JVM, or (on PostgreSQL, while the listener listens) a release anywhere, wakes
+     * this thread. With the listener, a waiter returns at once if this store saw any release since this thread's
+     * last attempt began, so that a release between the attempt and the registration is not missed.
+     */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         lockTable();
-        signals.await(name, maxWait, () -> true);
+        ReleaseListener current = listener;
+        if (current == null) {
+            signals.await(name, maxWait, () -> true);
+            return;
+        }
+        current.start();
+        if (!current.listening()) {
+            signals.await(name, maxWait, () -> true);
+            return;
+        }
+        long seen = releasesAtAttempt.get()[0];
+        signals.await(name, maxWait, () -> releases.get() == seen);
+    }
+
+    /** @return the release listener on PostgreSQL once the store is set up, else {@code null}; for tests */
+    ReleaseListener listener() {
+        return listener;
     }
 
     @Override
@@ -312,6 +393,11 @@ public final class JpaLockStore implements LockStore {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            synchronized (initLock) {
+                if (listener != null) {
+                    listener.close();
+                }
+            }
             transactions.close();
             if (ownsFactory && factory.isOpen()) {
                 factory.close();
@@ -335,6 +421,15 @@ public final class JpaLockStore implements LockStore {
             if (lockTable == null) {
                 Setup.Ready ready = new Setup(transactions, storeName, table).run(createTable, factory);
                 signals = ready.signals();
+                Connections connections = transactions.connections();
+                if (ready.table().database().notifies() && connections != null && !closed.get()) {
+                    LocalSignals woken = signals;
+                    listener = new ReleaseListener(
+                            connections, ready.table().channel(), storeName, threads, this::released, () -> {
+                                releases.incrementAndGet();
+                                woken.signalAll();
+                            });
+                }
                 lockTable = ready.table();
             }
             return lockTable;
@@ -356,6 +451,7 @@ public final class JpaLockStore implements LockStore {
         private Duration timeout = Duration.ofSeconds(5);
         private Clock clock = Clock.systemUTC();
         private TransactionManager transactionManager;
+        private ThreadFactory threads;
 
         private Builder(EntityManagerFactory factory, String persistenceUnit) {
             this.factory = factory;
@@ -463,6 +559,17 @@ public final class JpaLockStore implements LockStore {
          */
         public Builder transactionManager(TransactionManager manager) {
             this.transactionManager = manager;
+            return this;
+        }
+
+        /**
+         * @param threads where the store's one background thread (the release listener on PostgreSQL, named
+         *                {@code exclusive-jpa-listener-<store>}, daemon) comes from: inside a Jakarta EE server, the
+         *                container's {@code ManagedThreadFactory}; {@code null} (the default) for plain daemon threads
+         * @return this builder
+         */
+        public Builder threadFactory(ThreadFactory threads) {
+            this.threads = threads;
             return this;
         }
 

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * Builds {@code jpa} stores. Settings:
@@ -42,13 +43,26 @@ public final class JpaLockStoreProvider implements LockStoreProvider {
         return "jpa";
     }
 
+    /** Builds a store whose release listener (PostgreSQL) runs on a plain daemon thread. */
     @Override
     public LockStore create(String storeName, Map<String, String> values) {
+        return create(storeName, values, null);
+    }
+
+    /**
+     * Builds a store whose one background thread (the release listener on PostgreSQL) comes from {@code threads}.
+     *
+     * @param threads the factory, such as the container's {@code ManagedThreadFactory}; {@code null} for plain
+     *                daemon threads
+     */
+    @Override
+    public LockStore create(String storeName, Map<String, String> values, ThreadFactory threads) {
         StoreSettings settings = StoreSettings.of(type(), storeName, values, KEYS);
         String unit = settings.required(
                 "persistence-unit",
                 "a persistence unit, a RESOURCE_LOCAL unit that lists " + "dev.exclusive.jpa.LockRow,");
-        JpaLockStore.Builder builder = JpaLockStore.builder(unit).storeName(storeName);
+        JpaLockStore.Builder builder =
+                JpaLockStore.builder(unit).storeName(storeName).threadFactory(threads);
         settings.text("data-source")
                 .ifPresent(
                         dataSource -> builder.properties(Map.of("jakarta.persistence.nonJtaDataSource", dataSource)));

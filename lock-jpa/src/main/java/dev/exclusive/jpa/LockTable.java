@@ -35,6 +35,11 @@ final class LockTable {
         return statements.database;
     }
 
+    /** @return the channel releases notify on (PostgreSQL) */
+    String channel() {
+        return statements.channel;
+    }
+
     /** Contention is retried twice and then answered busy; it never reaches the caller. */
     Acquisition acquire(String name, String owner, String holder, long ttlMillis) {
         for (int attempt = 1; ; attempt++) {
@@ -52,24 +57,31 @@ final class LockTable {
     }
 
     /**
-     * Take-over, then (only when the row is neither live nor taken over) the first insert. The take-over commits
-     * on its own where the database would keep a lock after a non-matching update (InnoDB's gap lock), so no
-     * transaction ever holds a lock while it waits for another.
+     * One statement where the database has one ({@link Statements#acquire}); else (MySQL) the take-over, then (only
+     * when the row is neither live nor taken over) the first insert.
      */
     private Acquisition attempt(String name, String owner, String holder, long ttlMillis) {
-        boolean returning = statements.database.returning();
-        Acquisition taken = transactions.run(em -> {
-            if (returning) {
-                List<?> rows = query(em, statements.takeOverReturning)
-                        .setParameter(1, owner)
-                        .setParameter(2, holder)
-                        .setParameter(3, ttlMillis)
-                        .setParameter(4, name)
-                        .getResultList();
-                return rows.isEmpty()
-                        ? busyOrInsert(em, name, owner, holder, ttlMillis)
-                        : lease((Object[]) rows.get(0));
+        if (statements.acquire != null) {
+            List<Object[]> rows;
+            try {
+                rows = transactions.rows(statements.acquire, owner, holder, ttlMillis, name);
+            } catch (PersistenceException e) {
+                if (!Failures.isDuplicateKey(e)) {
+                    throw e;
+                }
+                return new Acquisition.Busy(Duration.ZERO); // another inserter won just now (H2); its lease is fresh
             }
+            if (rows.isEmpty()) {
+                List<Object[]> live = transactions.rows(statements.readRemaining, name);
+                return new Acquisition.Busy(
+                        live.isEmpty() ? Duration.ZERO : Duration.ofMillis(Math.max(0, number(live.get(0)[0]))));
+            }
+            Object[] row = rows.get(0);
+            return number(row[0]) == 1
+                    ? lease(row, 1)
+                    : new Acquisition.Busy(Duration.ofMillis(Math.max(0, number(row[4]))));
+        }
+        Acquisition taken = transactions.run(em -> {
             int updated = query(em, statements.takeOver)
                     .setParameter(1, owner)
                     .setParameter(2, holder)
@@ -103,33 +115,33 @@ final class LockTable {
                 .setParameter(2, owner)
                 .setParameter(3, holder)
                 .setParameter(4, ttlMillis);
-        if (statements.database.returning()) {
-            List<?> rows = insert.getResultList();
-            return rows.isEmpty() ? new Acquisition.Busy(Duration.ZERO) : lease((Object[]) rows.get(0));
-        }
         // 0 rows: the row exists but was freed since the take-over, or another inserter won; the caller retries
         return insert.executeUpdate() == 1 ? readLease(em, name) : new Acquisition.Busy(Duration.ZERO);
     }
 
     private Acquisition readLease(EntityManager em, String name) {
         return lease(
-                (Object[]) query(em, statements.readLease).setParameter(1, name).getSingleResult());
+                (Object[]) query(em, statements.readLease).setParameter(1, name).getSingleResult(), 0);
     }
 
-    private static Acquisition lease(Object[] row) {
+    /** @return the lease in {@code row}'s fence, acquired-at ms and expires-at ms, from column {@code from} on */
+    private static Acquisition lease(Object[] row, int from) {
         return new Acquisition.Acquired(
-                number(row[0]), Instant.ofEpochMilli(number(row[1])), Instant.ofEpochMilli(number(row[2])));
+                number(row[from]),
+                Instant.ofEpochMilli(number(row[from + 1])),
+                Instant.ofEpochMilli(number(row[from + 2])));
     }
 
     /** @return whether {@code owner}'s live lease was freed */
     boolean release(String name, String owner) {
-        return change(
-                        name,
-                        em -> query(em, statements.release)
-                                .setParameter(1, name)
-                                .setParameter(2, owner)
-                                .executeUpdate())
-                == 1;
+        return change(name, () -> changed(statements.release, name, owner)) == 1;
+    }
+
+    /** @return how many rows {@code sql} changed: a count it answers where it notifies, else its update count */
+    private int changed(String sql, Object... arguments) {
+        return statements.database.notifies()
+                ? (int) number(transactions.rows(sql, arguments).get(0)[0])
+                : transactions.update(sql, arguments);
     }
 
     /** What a release with a minimum hold did. */
@@ -147,48 +159,39 @@ final class LockTable {
      * wrote, still locked by this transaction, is read back to tell a freed lock from a kept one.
      */
     Floored release(String name, String owner, long minHoldMillis) {
-        return change(name, em -> {
-            Query release = query(em, statements.releaseWithFloor)
-                    .setParameter(1, name)
-                    .setParameter(2, owner)
-                    .setParameter(3, minHoldMillis);
-            Object freed;
-            if (statements.database.returning()) {
-                List<?> rows = release.getResultList();
-                if (rows.isEmpty()) {
-                    return Floored.NOT_HELD;
-                }
-                freed = rows.get(0);
-            } else {
-                if (release.executeUpdate() == 0) {
-                    return Floored.NOT_HELD;
-                }
-                freed = query(em, statements.readFreed).setParameter(1, name).getSingleResult();
-            }
-            return number(freed) == 1 ? Floored.RELEASED : Floored.KEPT;
-        });
+        if (statements.database.returning()) {
+            return change(name, () -> {
+                List<Object[]> rows = transactions.rows(statements.releaseWithFloor, name, owner, minHoldMillis);
+                return rows.isEmpty()
+                        ? Floored.NOT_HELD
+                        : number(rows.get(0)[0]) == 1 ? Floored.RELEASED : Floored.KEPT;
+            });
+        }
+        return change(
+                name,
+                () -> transactions.run(em -> {
+                    Query release = query(em, statements.releaseWithFloor)
+                            .setParameter(1, name)
+                            .setParameter(2, owner)
+                            .setParameter(3, minHoldMillis);
+                    if (release.executeUpdate() == 0) {
+                        return Floored.NOT_HELD;
+                    }
+                    Object freed = query(em, statements.readFreed)
+                            .setParameter(1, name)
+                            .getSingleResult();
+                    return number(freed) == 1 ? Floored.RELEASED : Floored.KEPT;
+                }));
     }
 
     /** @return whether a live lease was freed */
     boolean forceRelease(String name) {
-        return change(
-                        name,
-                        em -> query(em, statements.forceRelease)
-                                .setParameter(1, name)
-                                .executeUpdate())
-                == 1;
+        return change(name, () -> changed(statements.forceRelease, name)) == 1;
     }
 
     /** @return whether {@code owner}'s live lease now ends {@code ttlMillis} from now */
     boolean extend(String name, String owner, long ttlMillis) {
-        return change(
-                        name,
-                        em -> query(em, statements.extend)
-                                .setParameter(1, ttlMillis)
-                                .setParameter(2, name)
-                                .setParameter(3, owner)
-                                .executeUpdate())
-                == 1;
+        return change(name, () -> transactions.update(statements.extend, ttlMillis, name, owner)) == 1;
     }
 
     Optional<LockEntry> inspect(String name) {
@@ -229,10 +232,10 @@ final class LockTable {
     }
 
     /** A change that may meet contention: retried twice, then reported unavailable. */
-    private <T> T change(String name, Transactions.Work<T> work) {
+    private <T> T change(String name, java.util.function.Supplier<T> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return transactions.run(work);
+                return work.get();
             } catch (PersistenceException e) {
                 if (!Failures.isContention(e) || attempt == ATTEMPTS) {
                     throw unavailable(name, e);

@@ -206,6 +206,7 @@ final class Setup {
         try {
             transactions.run(em -> transactions.query(em, statements.probe).getSingleResult());
             checkNameColumn(statements.database);
+            dropObsoleteIndex(statements.database, create);
             return;
         } catch (PersistenceException missing) {
             if (!create) {
@@ -234,6 +235,47 @@ final class Setup {
             throw Failures.unavailable(storeName, "the database", null, e);
         }
         checkNameColumn(statements.database);
+    }
+
+    /**
+     * A table of an earlier version keeps working with its {@code expires_at} index, only slower on PostgreSQL (no
+     * HOT update). A store allowed to create the table drops it, saying so at INFO; otherwise a WARNING names the
+     * statement that does. A failure to drop it (no privilege, a lock timeout) is the same WARNING.
+     */
+    private void dropObsoleteIndex(Database database, boolean create) {
+        String query = database.obsoleteIndex(table);
+        if (query == null) {
+            return;
+        }
+        String drop = database.dropObsoleteIndex(table);
+        try {
+            Object found = transactions.run(em -> transactions.query(em, query).getSingleResult());
+            if (((Number) found).intValue() == 0) {
+                return;
+            }
+            if (create) {
+                transactions.run(em -> transactions.query(em, drop).executeUpdate());
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        "Store ''{0}'': dropped the index on expires_at of table {1}, which an earlier version"
+                                + " created: without it every acquire and release can update the row in place (HOT);"
+                                + " the cleanup scans the table instead ({2})",
+                        storeName,
+                        table,
+                        drop);
+                return;
+            }
+        } catch (PersistenceException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Checking the lock table''s indexes failed: {0}", e);
+        }
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "Store ''{0}'': table {1} has the index on expires_at of an earlier version, which makes every acquire"
+                        + " and release write index entries (no HOT update); the store works with it, faster"
+                        + " without: {2} (or set create-table=true and the store drops it)",
+                storeName,
+                table,
+                drop);
     }
 
     /**

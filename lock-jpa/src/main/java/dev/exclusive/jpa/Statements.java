@@ -9,10 +9,18 @@ final class Statements {
     final Database database;
     final String table;
 
+    /**
+     * The whole acquisition in one statement, where the database has one (all but MySQL): takes over a free or
+     * expired row, renews the owner's own, or inserts a name's first row; parameters as {@link #takeOver}. It answers
+     * one row {@code (took, fence, acquired-at ms, expires-at ms, remaining ms)}: {@code took} 1 is the lease, 0 a
+     * live row of another owner with its remaining time. No row (H2 when busy; PostgreSQL when another inserter of
+     * the name won just now): ask {@link #readRemaining}. {@code null} on MySQL.
+     */
+    final String acquire;
+    /** The PostgreSQL channel that releases notify with the freed name, and that waiters listen on. */
+    final String channel;
     /** Takes over an existing free or expired row, or renews the owner's own: owner, holder, ttl ms, name. */
     final String takeOver;
-    /** {@link #takeOver}, returning the lease (PostgreSQL). */
-    final String takeOverReturning;
     /** Inserts the first row of a name, its fence the database clock in microseconds: name, owner, holder, ttl ms. */
     final String insert;
     /** The lease just granted: fence, acquired-at and expires-at ms of name. */
@@ -20,6 +28,10 @@ final class Statements {
     /** The remaining ms of a live lease on name. */
     final String readRemaining;
 
+    /**
+     * Frees the owner's live lease: name, owner. On PostgreSQL a query answering how many rows it freed (0 or 1),
+     * each freed name notified on {@link #channel} in the same statement; elsewhere an update.
+     */
     final String release;
     /**
      * Frees the owner's live lease once its acquisition plus the minimum hold (the floor) has passed, or else ends
@@ -30,6 +42,7 @@ final class Statements {
     /** Whether the row of name is free (1) or held (0): read after {@link #releaseWithFloor} without RETURNING. */
     final String readFreed;
 
+    /** Frees a live lease whoever holds it: name; notifies as {@link #release} does. */
     final String forceRelease;
     /** ttl ms, name, owner. */
     final String extend;
@@ -63,34 +76,32 @@ final class Statements {
                         + " owner = ?1, expires_at = " + database.plusMillis("?3")
                         + " WHERE name = ?4 AND (owner IS NULL OR owner = ?1 OR expires_at <= " + now + ")";
         this.takeOver = takeOver;
-        this.takeOverReturning = database.returning()
-                ? takeOver + " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
-                        + database.epochMillis("expires_at")
-                : null;
+        this.channel = channel(table);
+        this.acquire = acquire(database, table, mine, nextFence);
         this.insert = database.insertFirstRow(
-                        table,
-                        "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", " + database.nowMicros() + ")")
-                + (database.returning()
-                        ? " RETURNING fence, " + database.epochMillis("acquired_at") + ", "
-                                + database.epochMillis("expires_at")
-                        : "");
+                table, "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", " + database.nowMicros() + ")");
         this.readLease = "SELECT fence, " + database.epochMillis("acquired_at") + ", "
                 + database.epochMillis("expires_at") + " FROM " + table + " WHERE name = ?1";
         this.readRemaining =
                 "SELECT " + database.remainingMillis("expires_at") + " FROM " + table + " WHERE name = ?1 AND " + live;
-        this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + now
-                + " WHERE name = ?1 AND owner = ?2 AND " + live;
+        this.release = notifying("UPDATE " + table + " SET owner = NULL, expires_at = " + now
+                + " WHERE name = ?1 AND owner = ?2 AND " + live);
         // One statement decides and changes, as release does; both CASEs see the row as it was (MariaDB and MySQL
         // assign left to right, but expires_at's CASE reads acquired_at and expires_at, never owner).
         String floor = database.plusMillis("acquired_at", "?3");
         String passed = floor + " <= " + now;
-        this.releaseWithFloor = "UPDATE " + table + " SET owner = CASE WHEN " + passed + " THEN NULL ELSE owner END,"
+        String releaseWithFloor = "UPDATE " + table + " SET owner = CASE WHEN " + passed + " THEN NULL ELSE owner END,"
                 + " expires_at = CASE WHEN " + passed + " THEN " + now + " ELSE LEAST(expires_at, " + floor + ") END"
-                + " WHERE name = ?1 AND owner = ?2 AND " + live
-                + (database.returning() ? " RETURNING CASE WHEN owner IS NULL THEN 1 ELSE 0 END" : "");
+                + " WHERE name = ?1 AND owner = ?2 AND " + live;
+        // PostgreSQL: the freed flag, and a notification only when the row was freed (CASE evaluates lazily)
+        this.releaseWithFloor = database.notifies()
+                ? "WITH changed AS (" + releaseWithFloor + " RETURNING name, CASE WHEN owner IS NULL THEN 1 ELSE 0 END"
+                        + " AS freed) SELECT freed, (CASE WHEN freed = 1 THEN pg_notify('" + channel
+                        + "', name) END) IS NULL FROM changed"
+                : releaseWithFloor;
         this.readFreed = "SELECT CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM " + table + " WHERE name = ?1";
-        this.forceRelease =
-                "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND " + live;
+        this.forceRelease = notifying(
+                "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND " + live);
         this.extend = "UPDATE " + table + " SET expires_at = " + database.plusMillis("?1")
                 + " WHERE name = ?2 AND owner = ?3 AND " + live;
         this.inspect = "SELECT " + entry + " FROM " + table + " WHERE name = ?1 AND " + live;
@@ -99,6 +110,92 @@ final class Statements {
         this.cleanUp = "DELETE FROM " + table + " WHERE expires_at < " + database.plusMillis("?1")
                 + " AND (owner IS NULL OR expires_at <= " + now + ")";
         this.probe = "SELECT COUNT(*) FROM " + table + " WHERE name = ''";
+    }
+
+    /**
+     * @return on PostgreSQL, {@code update} as a query that notifies each name it changed on {@link #channel} and
+     *         answers how many there were, in one statement (delivered when it commits); elsewhere {@code update}
+     */
+    private String notifying(String update) {
+        return database.notifies()
+                ? "WITH changed AS (" + update + " RETURNING name) SELECT COUNT(pg_notify('" + channel
+                        + "', name)) FROM changed"
+                : update;
+    }
+
+    /**
+     * @return the channel of {@code table}: its name in lower case, shortened with a hash of it beyond PostgreSQL's
+     *         63 bytes
+     */
+    static String channel(String table) {
+        String channel = table.toLowerCase(java.util.Locale.ROOT);
+        return channel.length() <= 63
+                ? channel
+                : channel.substring(0, 54) + "_" + String.format("%08x", channel.hashCode());
+    }
+
+    /** @return the one-statement acquisition of {@link #acquire} on {@code database}, or {@code null} */
+    private static String acquire(Database database, String table, String mine, String nextFence) {
+        String now = database.now();
+        String lease = "fence, " + database.epochMillis("acquired_at") + ", " + database.epochMillis("expires_at");
+        String columns = "(name, owner, holder, acquired_at, expires_at, fence)";
+        switch (database) {
+            case POSTGRESQL -> {
+                // The insert's values are the new lease; on conflict the WHERE decides on the row's latest version,
+                // under its row lock, and the CASEs keep a retried owner's fence, acquisition time and holder. The
+                // second SELECT reads the statement's snapshot, where a busy row is live.
+                String mineThere = mine.replace("owner", "l.owner").replace("expires_at", "l.expires_at");
+                return "WITH taken AS (INSERT INTO " + table + " AS l " + columns + " VALUES (?4, ?1, ?2, " + now
+                        + ", " + database.plusMillis("?3") + ", " + database.nowMicros() + ")"
+                        + " ON CONFLICT (name) DO UPDATE SET"
+                        + " fence = CASE WHEN " + mineThere + " THEN l.fence ELSE GREATEST(l.fence + 1,"
+                        + " EXCLUDED.fence) END,"
+                        + " acquired_at = CASE WHEN " + mineThere + " THEN l.acquired_at ELSE EXCLUDED.acquired_at END,"
+                        + " holder = CASE WHEN " + mineThere + " THEN l.holder ELSE EXCLUDED.holder END,"
+                        + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
+                        + " WHERE l.owner IS NULL OR l.owner = EXCLUDED.owner OR l.expires_at <= " + now
+                        + " RETURNING " + lease + ")"
+                        + " SELECT 1, taken.*, 0 FROM taken UNION ALL SELECT 0, 0, 0, 0, "
+                        + database.remainingMillis("expires_at") + " FROM " + table
+                        + " WHERE name = ?4 AND NOT EXISTS (SELECT 1 FROM taken)";
+            }
+            case MARIADB -> {
+                // MariaDB assigns left to right, each assignment seeing the ones before: fence, acquired_at and holder
+                // read the row as it was; owner is then taken (or kept), and expires_at follows the owner it now has.
+                String free = "(owner IS NULL OR expires_at <= " + now + ")";
+                return "INSERT INTO " + table + " " + columns + " VALUES (?4, ?1, ?2, " + now + ", "
+                        + database.plusMillis("?3") + ", " + database.nowMicros() + ") ON DUPLICATE KEY UPDATE"
+                        + " fence = CASE WHEN " + mine + " THEN fence WHEN " + free
+                        + " THEN GREATEST(fence + 1, VALUES(fence)) ELSE fence END,"
+                        + " acquired_at = CASE WHEN " + mine + " THEN acquired_at WHEN " + free
+                        + " THEN VALUES(acquired_at) ELSE acquired_at END,"
+                        + " holder = CASE WHEN " + mine + " THEN holder WHEN " + free
+                        + " THEN VALUES(holder) ELSE holder END,"
+                        + " owner = CASE WHEN owner IS NULL OR owner = ?1 OR expires_at <= " + now
+                        + " THEN ?1 ELSE owner END,"
+                        + " expires_at = CASE WHEN owner = ?1 THEN VALUES(expires_at) ELSE expires_at END"
+                        + " RETURNING CASE WHEN owner = ?1 THEN 1 ELSE 0 END, " + lease + ", "
+                        + database.remainingMillis("expires_at");
+            }
+            case H2 -> {
+                // A MERGE whose update only matches a free, expired or own row; its FINAL TABLE is the new lease
+                String mineThere = mine.replace("owner", "l.owner").replace("expires_at", "l.expires_at");
+                return "SELECT 1, " + lease + ", 0 FROM FINAL TABLE (MERGE INTO " + table + " AS l USING (VALUES"
+                        + " (CAST(?4 AS VARCHAR(255)), CAST(?1 AS VARCHAR(255)), CAST(?2 AS VARCHAR(1000)),"
+                        + " CAST(?3 AS BIGINT))) AS s(name, owner, holder, ttl) ON l.name = s.name"
+                        + " WHEN MATCHED AND (l.owner IS NULL OR l.owner = s.owner OR l.expires_at <= " + now + ")"
+                        + " THEN UPDATE SET fence = CASE WHEN " + mineThere + " THEN l.fence ELSE "
+                        + nextFence.replace("fence + 1", "l.fence + 1") + " END,"
+                        + " acquired_at = CASE WHEN " + mineThere + " THEN l.acquired_at ELSE " + now + " END,"
+                        + " holder = CASE WHEN " + mineThere + " THEN l.holder ELSE s.holder END,"
+                        + " owner = s.owner, expires_at = " + database.plusMillis("s.ttl")
+                        + " WHEN NOT MATCHED THEN INSERT " + columns + " VALUES (s.name, s.owner, s.holder, " + now
+                        + ", " + database.plusMillis("s.ttl") + ", " + database.nowMicros() + "))";
+            }
+            default -> {
+                return null; // MySQL has no RETURNING: take-over, read-back and insert, as described in JpaLockStore
+            }
+        }
     }
 
     /** @return {@code prefix} as a LIKE pattern that matches it literally, with {@code !} as the escape */

@@ -10,16 +10,18 @@ import jakarta.transaction.NotSupportedException;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
 /**
- * Runs the store's work in transactions of its own, each committed before it returns and never the caller's: an
- * {@link EntityTransaction} on a {@code RESOURCE_LOCAL} factory, or, on a JTA factory, a JTA transaction begun
- * after suspending the caller's (which is resumed afterwards). Every statement and JTA transaction is bounded by
- * the store's timeout.
+ * Runs the store's work on its own, each piece committed before it returns and never the caller's: a single
+ * statement in autocommit on a connection of the unit ({@link Connections}) where the unit is a
+ * {@code RESOURCE_LOCAL} one on Hibernate; otherwise an {@link EntityTransaction} on a {@code RESOURCE_LOCAL}
+ * factory, or, on a JTA factory, a JTA transaction begun after suspending the caller's (which is resumed
+ * afterwards). Every statement and JTA transaction is bounded by the store's timeout.
  */
 final class Transactions {
 
@@ -43,6 +45,7 @@ final class Transactions {
     private final String builder;
     private final int timeoutMillis;
     private final boolean jta;
+    private final Connections connections;
     private volatile TransactionManager transactionManager;
     private volatile boolean closed;
 
@@ -73,6 +76,67 @@ final class Transactions {
         this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1_000, timeoutMillis));
         this.transactionManager = manager;
         this.jta = isJta(factory);
+        this.connections = jta ? null : Connections.of(factory, timeoutMillis);
+    }
+
+    /**
+     * @return the unit's connections, for work that needs one of its own (a listening connection), or {@code null}
+     *         when statements go through Jakarta Persistence transactions
+     */
+    Connections connections() {
+        return connections;
+    }
+
+    /**
+     * Runs one statement on its own, in autocommit where the unit allows it, else in a transaction of its own.
+     *
+     * @param sql       native SQL with ordinal parameters {@code ?1}, {@code ?2}, ...
+     * @param arguments the parameters' values, {@code arguments[0]} for {@code ?1}
+     * @return the rows it answers, each as an array of its columns
+     * @throws PersistenceException  if the statement fails
+     * @throws IllegalStateException if the store is closed
+     */
+    List<Object[]> rows(String sql, Object... arguments) {
+        if (connections != null) {
+            requireOpen();
+            return connections.run(connection -> connections.rows(connection, sql, arguments));
+        }
+        return run(em -> {
+            List<?> found = bind(query(em, sql), sql, arguments).getResultList();
+            List<Object[]> rows = new ArrayList<>(found.size());
+            for (Object row : found) {
+                rows.add(row instanceof Object[] columns ? columns : new Object[] {row});
+            }
+            return rows;
+        });
+    }
+
+    /**
+     * Runs one changing statement on its own, as {@link #rows} does.
+     *
+     * @return how many rows it changed
+     * @throws PersistenceException  if the statement fails
+     * @throws IllegalStateException if the store is closed
+     */
+    int update(String sql, Object... arguments) {
+        if (connections != null) {
+            requireOpen();
+            return connections.run(connection -> connections.update(connection, sql, arguments));
+        }
+        return run(em -> bind(query(em, sql), sql, arguments).executeUpdate());
+    }
+
+    private static Query bind(Query query, String sql, Object[] arguments) {
+        for (int argument : Connections.toJdbc(sql).arguments()) {
+            query.setParameter(argument + 1, arguments[argument]);
+        }
+        return query;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException(subject + " is closed");
+        }
     }
 
     /**
@@ -110,9 +174,7 @@ final class Transactions {
      * @throws IllegalStateException if the store is closed
      */
     <T> T run(Work<T> work) {
-        if (closed) {
-            throw new IllegalStateException(subject + " is closed");
-        }
+        requireOpen();
         return jta ? inJtaTransaction(work) : inLocalTransaction(work);
     }
 

@@ -156,12 +156,34 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
     }
 
     @Test
+    void anAcquireAndAReleaseAreOneStatementEachWithoutATransaction() {
+        // Each BEGIN/COMMIT or read-back is a round trip more: the floor of a lock on a table is two statements.
+        SlowStatements counted = new SlowStatements();
+        try (EntityManagerFactory countedFactory =
+                        database().open(Map.of(AvailableSettings.CONNECTION_PROVIDER, counted));
+                JpaLockStore store =
+                        JpaLockStore.builder(countedFactory).createTable(true).build()) {
+            String name = unique("one-statement");
+            store.inspect(name); // sets the store up
+            int prepared = counted.prepared();
+            int committed = counted.committed();
+            for (int i = 0; i < 3; i++) {
+                assertTrue(store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(30))
+                        .acquired());
+                assertTrue(store.release(name, "a"));
+            }
+            assertEquals(6, counted.prepared() - prepared, "statements for 3 acquire+release");
+            assertEquals(0, counted.committed() - committed, "explicit commits for 3 acquire+release");
+        }
+    }
+
+    @Test
     void aReleaseBeforeTheFloorEndsTheLeaseAtTheFloorInOneStatementHoweverSlowTheConnection() {
         // 150 ms before every statement: a floor read by one statement and applied by another (an inspect, then
         // an extend, each on its own reading of the database clock) would end the lease at least that much after
         // acquisition + minimum hold.
         SlowStatements slow = new SlowStatements();
-        try (EntityManagerFactory slowFactory = database().open(Map.of(AvailableSettings.STATEMENT_INSPECTOR, slow));
+        try (EntityManagerFactory slowFactory = database().open(Map.of(AvailableSettings.CONNECTION_PROVIDER, slow));
                 JpaLockStore slowStore =
                         JpaLockStore.builder(slowFactory).createTable(true).build()) {
             JpaLockStore store = store(JpaLockStore.builder(factory).createTable(true));

@@ -29,4 +29,9 @@ public enum BenchDatabase {
     Connection connect() throws SQLException {
         return DriverManager.getConnection(url, user, "");
     }
+
+    /** @return a connection whose update counts are rows changed, not rows found (MariaDB's useAffectedRows) */
+    Connection connectAffectedRows() throws SQLException {
+        return DriverManager.getConnection(this == MARIADB ? url + "?useAffectedRows=true" : url, user, "");
+    }
 }

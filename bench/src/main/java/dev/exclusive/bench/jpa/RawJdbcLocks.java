@@ -2,78 +2,61 @@ package dev.exclusive.bench.jpa;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
- * The reference: the jpa store's hot-path statements hand-written over one JDBC connection with prepared
- * statements kept open, the same transactions (take-over committed with its read-back; release on its own).
+ * The floor the jpa store is measured against: the least a correct lock on a database table must do per
+ * acquire+release, over one JDBC connection in autocommit with prepared statements kept open. Acquire is one
+ * upsert that takes the row only when it is free or expired (the insert of a new name included); release is one
+ * delete checked by owner. Its table {@code bench_floor_lock} has just a name, an owner and an expiry: no fence, no
+ * holder, no acquisition time, no remaining time for a busy answer, nothing read back.
  */
 final class RawJdbcLocks implements AutoCloseable {
 
+    static final String TABLE = "bench_floor_lock";
+
     private final Connection connection;
-    private final boolean postgres;
-    private final PreparedStatement takeOver;
-    private final PreparedStatement readLease;
+    private final PreparedStatement acquire;
     private final PreparedStatement release;
 
     RawJdbcLocks(BenchDatabase database) throws SQLException {
-        this.connection = database.connect();
-        this.connection.setAutoCommit(false);
-        this.postgres = database == BenchDatabase.POSTGRESQL;
-        if (postgres) {
-            takeOver = connection.prepareStatement("UPDATE exclusive_lock SET owner = ?, holder = ?, acquired_at = "
-                    + "CURRENT_TIMESTAMP, expires_at = (CURRENT_TIMESTAMP + CAST(? AS DOUBLE PRECISION) * INTERVAL "
-                    + "'1 millisecond'), fence = fence + 1 WHERE name = ? AND (owner IS NULL OR expires_at <= "
-                    + "CURRENT_TIMESTAMP) RETURNING fence, CAST(FLOOR(EXTRACT(EPOCH FROM acquired_at) * 1000) AS "
-                    + "BIGINT), CAST(FLOOR(EXTRACT(EPOCH FROM expires_at) * 1000) AS BIGINT)");
-            readLease = null;
-            release = connection.prepareStatement("UPDATE exclusive_lock SET owner = NULL, expires_at = "
-                    + "CURRENT_TIMESTAMP WHERE name = ? AND owner = ? AND owner IS NOT NULL AND expires_at > "
-                    + "CURRENT_TIMESTAMP");
-        } else {
-            takeOver = connection.prepareStatement("UPDATE exclusive_lock SET owner = ?, holder = ?, acquired_at = "
-                    + "UTC_TIMESTAMP(6), expires_at = DATE_ADD(UTC_TIMESTAMP(6), INTERVAL (? * 1000) MICROSECOND), "
-                    + "fence = fence + 1 WHERE name = ? AND (owner IS NULL OR expires_at <= UTC_TIMESTAMP(6))");
-            readLease = connection.prepareStatement("SELECT fence, (TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', "
-                    + "acquired_at) DIV 1000), (TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', expires_at) DIV 1000) "
-                    + "FROM exclusive_lock WHERE name = ?");
-            release = connection.prepareStatement("UPDATE exclusive_lock SET owner = NULL, expires_at = "
-                    + "UTC_TIMESTAMP(6) WHERE name = ? AND owner = ? AND owner IS NOT NULL AND expires_at > "
-                    + "UTC_TIMESTAMP(6)");
+        this.connection = database.connectAffectedRows();
+        this.connection.setAutoCommit(true);
+        try (Statement statement = connection.createStatement()) {
+            if (database == BenchDatabase.POSTGRESQL) {
+                statement.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (name VARCHAR(255) COLLATE \"C\" PRIMARY"
+                        + " KEY, owner VARCHAR(255) NOT NULL, expires_at TIMESTAMP WITH TIME ZONE NOT NULL)");
+                acquire = connection.prepareStatement("INSERT INTO " + TABLE + " AS l (name, owner, expires_at) VALUES"
+                        + " (?, ?, CURRENT_TIMESTAMP + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')"
+                        + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
+                        + " WHERE l.expires_at <= CURRENT_TIMESTAMP");
+            } else {
+                statement.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (name VARCHAR(255) CHARACTER SET utf8mb4"
+                        + " COLLATE utf8mb4_nopad_bin PRIMARY KEY, owner VARCHAR(255) NOT NULL, expires_at"
+                        + " DATETIME(6) NOT NULL) ENGINE=InnoDB");
+                // left to right: owner is taken only when expired, and expires_at follows the owner it now has
+                acquire = connection.prepareStatement("INSERT INTO " + TABLE + " (name, owner, expires_at) VALUES"
+                        + " (?, ?, DATE_ADD(UTC_TIMESTAMP(6), INTERVAL (? * 1000) MICROSECOND)) ON DUPLICATE KEY"
+                        + " UPDATE owner = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(owner), owner),"
+                        + " expires_at = IF(owner = VALUES(owner), VALUES(expires_at), expires_at)");
+            }
         }
+        release = connection.prepareStatement("DELETE FROM " + TABLE + " WHERE name = ? AND owner = ?");
     }
 
-    /** @return the fence, or -1 when busy (the benchmark's rows always exist) */
-    long acquire(String name, String owner, String holder, long ttlMillis) throws SQLException {
-        takeOver.setString(1, owner);
-        takeOver.setString(2, holder);
-        takeOver.setLong(3, ttlMillis);
-        takeOver.setString(4, name);
-        long fence = -1;
-        if (postgres) {
-            try (ResultSet row = takeOver.executeQuery()) {
-                if (row.next()) {
-                    fence = row.getLong(1) + row.getLong(2) % 2 + row.getLong(3) % 2;
-                }
-            }
-        } else if (takeOver.executeUpdate() == 1) {
-            readLease.setString(1, name);
-            try (ResultSet row = readLease.executeQuery()) {
-                row.next();
-                fence = row.getLong(1) + row.getLong(2) % 2 + row.getLong(3) % 2;
-            }
-        }
-        connection.commit();
-        return fence;
+    /** @return whether the lock was acquired (a row inserted or taken over) */
+    boolean acquire(String name, String owner, long ttlMillis) throws SQLException {
+        acquire.setString(1, name);
+        acquire.setString(2, owner);
+        acquire.setLong(3, ttlMillis);
+        return acquire.executeUpdate() > 0;
     }
 
     boolean release(String name, String owner) throws SQLException {
         release.setString(1, name);
         release.setString(2, owner);
-        boolean released = release.executeUpdate() == 1;
-        connection.commit();
-        return released;
+        return release.executeUpdate() == 1;
     }
 
     @Override

@@ -1,0 +1,315 @@
+package dev.exclusive.jpa;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The one listener of a store on PostgreSQL: a daemon thread that holds one connection of the unit on
+ * {@code LISTEN} for the table's channel and hands each notification (a freed lock name, sent by the release's own
+ * statement) to the store, which wakes a waiter of this JVM. However many threads wait, there is one thread and one
+ * connection. The notifications of the store's own releases, which woke a waiter of this JVM already, are announced
+ * by the store ({@link #expect}) and skipped, so that one release wakes one waiter here, not two.
+ *
+ * <p>The thread comes from the store's thread factory (inside a Jakarta EE server, the container's managed one),
+ * is started on the first wait and ends with {@link #close()}, within a quarter of a second (the longest it blocks
+ * on the connection at a time). When the connection breaks, the thread gives it back and listens on a new one with a
+ * backoff of 50 ms to 1 s; each (re)start wakes every waiter, since notifications sent meanwhile are lost. Waiters
+ * keep polling at a slow pace meanwhile, and for expiries, which nobody notifies.
+ *
+ * <p>The notifications are read with the PostgreSQL driver's {@code PGConnection.getNotifications(int)}, found
+ * reflectively so that the driver is not needed at compile time. A connection that cannot be unwrapped to it (a
+ * pool that hides the driver's classes) leaves waiters on the store's backoff, with one log line saying so.
+ */
+final class ReleaseListener {
+
+    private static final Logger LOG = System.getLogger(ReleaseListener.class.getName());
+    private static final long MIN_BACKOFF_MILLIS = 50;
+    private static final long MAX_BACKOFF_MILLIS = 1_000;
+    private static final int POLL_MILLIS = 250;
+
+    private final Connections connections;
+    private final String channel;
+    private final String storeName;
+    private final ThreadFactory threads;
+    private final Consumer<String> released;
+    private final Runnable restarted;
+    private final ConcurrentHashMap<String, Integer> own = new ConcurrentHashMap<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile Thread thread;
+    private boolean listening;
+    private boolean closed;
+    private boolean refusalLogged;
+
+    /**
+     * @param threads   where the thread comes from; it names it and makes it a daemon (see
+     *                  {@link dev.exclusive.spi.NamedThreads})
+     * @param released  what a notification of another store's release does: wake a waiter on that name
+     * @param restarted what each start of listening does: wake every waiter, since notifications sent while nobody
+     *                  listened are lost
+     */
+    ReleaseListener(
+            Connections connections,
+            String channel,
+            String storeName,
+            ThreadFactory threads,
+            Consumer<String> released,
+            Runnable restarted) {
+        this.connections = connections;
+        this.channel = channel;
+        this.storeName = storeName;
+        this.threads = threads;
+        this.released = released;
+        this.restarted = restarted;
+    }
+
+    /**
+     * Announces a release by this store that may notify {@code name}: its notification is then skipped once. Call
+     * before the statement, so that the notification cannot arrive first; {@link #unexpect} if it freed nothing.
+     */
+    void expect(String name) {
+        own.merge(name, 1, Integer::sum);
+    }
+
+    /** Withdraws an {@link #expect} whose release freed nothing (or failed), so sent no notification. */
+    void unexpect(String name) {
+        own.computeIfPresent(name, (key, count) -> count == 1 ? null : count - 1);
+    }
+
+    /** @return whether the notification of {@code name} was an expected one of this store (now consumed) */
+    private boolean wasOwn(String name) {
+        boolean[] was = new boolean[1];
+        own.computeIfPresent(name, (key, count) -> {
+            was[0] = true;
+            return count == 1 ? null : count - 1;
+        });
+        return was[0];
+    }
+
+    /** Starts the thread on first use; later calls are cheap. */
+    void start() {
+        if (thread != null) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (thread == null && !closed) {
+                Thread started;
+                try {
+                    started = threads.newThread(this::run);
+                } catch (RuntimeException e) {
+                    if (!refusalLogged) {
+                        refusalLogged = true;
+                        LOG.log(
+                                Level.WARNING,
+                                "Store ''{0}'': no thread for the release listener ({1}); waiters poll at the"
+                                        + " store''s backoff until one is granted",
+                                storeName,
+                                e.toString());
+                    }
+                    return;
+                }
+                started.start();
+                thread = started;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return whether the connection is listening now */
+    boolean listening() {
+        lock.lock();
+        try {
+            return listening;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops the thread and gives its connection back; waits up to two seconds for it to end. */
+    void close() {
+        Thread running;
+        lock.lock();
+        try {
+            closed = true;
+            running = thread;
+        } finally {
+            lock.unlock();
+        }
+        if (running == null) {
+            return;
+        }
+        running.interrupt();
+        try {
+            running.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        long backoff = MIN_BACKOFF_MILLIS;
+        boolean failing = false;
+        while (!isClosed()) {
+            Connection connection = null;
+            boolean broken = true;
+            try {
+                connection = connections.open();
+                Notifications notifications = Notifications.of(connection);
+                if (notifications == null) {
+                    LOG.log(
+                            Level.INFO,
+                            "Store ''{0}'': the connection does not unwrap to the PostgreSQL driver''s PGConnection;"
+                                    + " waiters in other JVMs learn of releases by polling",
+                            storeName);
+                    broken = false;
+                    return;
+                }
+                connection.setAutoCommit(true);
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("LISTEN \"" + channel + "\"");
+                }
+                own.clear(); // whatever was expected before this connection listened is not coming
+                setListening(true);
+                restarted.run(); // releases notified while nobody listened are lost: let waiters look again
+                failing = false;
+                backoff = MIN_BACKOFF_MILLIS;
+                while (!isClosed()) {
+                    for (String name : notifications.await(POLL_MILLIS)) {
+                        if (!wasOwn(name)) {
+                            released.accept(name);
+                        }
+                    }
+                }
+                broken = !unlisten(connection);
+            } catch (SQLException | RuntimeException e) {
+                if (isClosed()) {
+                    return;
+                }
+                if (!failing) {
+                    LOG.log(
+                            Level.WARNING,
+                            "Store ''{0}'': the release listener lost its connection ({1}); waiters in this JVM poll"
+                                    + " until it listens again",
+                            storeName,
+                            e.toString());
+                }
+                failing = true;
+            } finally {
+                setListening(false);
+                if (connection != null) {
+                    giveBack(connection, broken);
+                }
+            }
+            try {
+                Thread.sleep(backoff);
+            } catch (InterruptedException e) {
+                return; // only close() interrupts this thread
+            }
+            backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        }
+    }
+
+    /** @return whether the connection stopped listening cleanly, so that it can serve statements again */
+    private boolean unlisten(Connection connection) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("UNLISTEN *");
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Gives the connection back; a broken one (or one that may still listen) is closed first, so that the pool
+     * discards it rather than hand it to a statement.
+     */
+    private void giveBack(Connection connection, boolean broken) {
+        if (broken) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                // already unusable: the pool discards it
+            }
+        }
+        connections.release(connection, false);
+    }
+
+    private boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void setListening(boolean now) {
+        lock.lock();
+        try {
+            listening = now;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The driver's {@code getNotifications(int)} on one connection, reached reflectively. */
+    private record Notifications(Object connection, Method await, Method parameter) {
+
+        private static final String PG_CONNECTION = "org.postgresql.PGConnection";
+        private static final String PG_NOTIFICATION = "org.postgresql.PGNotification";
+
+        /** @return the driver's view of {@code connection}, or {@code null} if its classes cannot be reached */
+        static Notifications of(Connection connection) throws SQLException {
+            for (ClassLoader loader : new ClassLoader[] {
+                connection.getClass().getClassLoader(),
+                Thread.currentThread().getContextClassLoader(),
+                ReleaseListener.class.getClassLoader()
+            }) {
+                try {
+                    Class<?> type = Class.forName(PG_CONNECTION, false, loader);
+                    if (connection.isWrapperFor(type)) {
+                        Class<?> notification = Class.forName(PG_NOTIFICATION, false, type.getClassLoader());
+                        return new Notifications(
+                                connection.unwrap(type),
+                                type.getMethod("getNotifications", int.class),
+                                notification.getMethod("getParameter"));
+                    }
+                } catch (ClassNotFoundException | NoSuchMethodException e) {
+                    // not visible from this loader: try the next
+                }
+            }
+            return null;
+        }
+
+        /** @return the names notified within {@code millis}; none if nothing came */
+        String[] await(int millis) throws SQLException {
+            try {
+                Object[] received = (Object[]) await.invoke(connection, millis);
+                if (received == null) {
+                    return new String[0];
+                }
+                String[] names = new String[received.length];
+                for (int i = 0; i < received.length; i++) {
+                    names[i] = (String) parameter.invoke(received[i]);
+                }
+                return names;
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                if (e.getCause() instanceof SQLException sql) {
+                    throw sql;
+                }
+                throw new SQLException("Reading notifications failed: " + e.getCause(), e.getCause());
+            } catch (IllegalAccessException e) {
+                throw new SQLException("Reading notifications failed: " + e, e);
+            }
+        }
+    }
+}

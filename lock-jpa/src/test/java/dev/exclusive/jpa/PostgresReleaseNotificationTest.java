@@ -1,0 +1,152 @@
+package dev.exclusive.jpa;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.exclusive.LockHolder;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * On PostgreSQL a release wakes waiters of another store (another factory, as in another JVM) through one listening
+ * connection per store, which comes back after its connection is killed and is gone after close. Both stores poll
+ * only every 5 s and wait up to 20 s, so a wake-up within 2 s can only come from the notification. The second
+ * factory's URL differs, so that the two stores do not share this JVM's local signals.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PostgresReleaseNotificationTest {
+
+    private static final LockHolder HOLDER = new LockHolder("test", "main", "");
+    private static final String TABLE = "exclusive_lock_push";
+    private static final Duration SLOW_POLLING = Duration.ofSeconds(5);
+
+    private EntityManagerFactory here;
+    private EntityManagerFactory elsewhere;
+
+    @BeforeAll
+    void openFactories() {
+        TestDatabase.POSTGRES.assumeAvailable();
+        here = TestDatabase.POSTGRES.open();
+        elsewhere = TestDatabase.POSTGRES.open(
+                Map.of("jakarta.persistence.jdbc.url", TestDatabase.POSTGRES.url() + "&ApplicationName=elsewhere"));
+    }
+
+    @AfterAll
+    void closeFactories() {
+        if (here != null) {
+            here.close();
+        }
+        if (elsewhere != null) {
+            elsewhere.close();
+        }
+    }
+
+    private JpaLockStore store(EntityManagerFactory factory, String name) {
+        return JpaLockStore.builder(factory)
+                .storeName(name)
+                .table(TABLE)
+                .createTable(true)
+                .backoff(SLOW_POLLING, SLOW_POLLING)
+                .build();
+    }
+
+    @Test
+    void aReleaseWakesAWaiterOfAnotherStoreLongBeforeItsBackoffAndAgainAfterTheListenerLostItsConnection()
+            throws Exception {
+        try (JpaLockStore holder = store(here, "push-holder");
+                JpaLockStore waiter = store(elsewhere, "push-waiter")) {
+            String name = "push-" + UUID.randomUUID();
+            assertTrue(
+                    holder.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60)).acquired());
+            assertFalse(
+                    waiter.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(60)).acquired());
+            waiter.awaitRelease(name, Duration.ofMillis(1)); // starts its listener
+            awaitTrue(() -> listeners() == 1, "the waiter's store listens on one connection");
+
+            assertWokenSoon(holder, waiter, name, "a");
+
+            terminateListeners();
+            awaitTrue(() -> listeners() == 1, "the listener listens again on a new connection");
+            assertTrue(waiter.release(name, "b"));
+            assertTrue(
+                    holder.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60)).acquired());
+            assertWokenSoon(holder, waiter, name, "a");
+        }
+        assertFalse(listenerThreadAlive("push-waiter"), "the listener thread ends with the store");
+        awaitTrue(() -> listeners() == 0, "the listening connection stops listening with the store");
+    }
+
+    /**
+     * {@code waiter} tries once and then waits up to 20 s; {@code holder} releases once it is parked; the wake-up
+     * comes within 2 s.
+     */
+    private static void assertWokenSoon(JpaLockStore holder, JpaLockStore waiter, String name, String owner)
+            throws Exception {
+        Thread[] waiting = new Thread[1];
+        CompletableFuture<Long> wokenAt = CompletableFuture.supplyAsync(() -> {
+            // as a blocking lock does: one attempt, then the wait, on the same thread
+            assertFalse(
+                    waiter.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(60)).acquired());
+            waiting[0] = Thread.currentThread();
+            try {
+                waiter.awaitRelease(name, Duration.ofSeconds(20));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            return System.nanoTime();
+        });
+        awaitTrue(
+                () -> waiting[0] != null && waiting[0].getState() == Thread.State.TIMED_WAITING,
+                "the waiter is parked");
+        long releasedAt = System.nanoTime();
+        assertTrue(holder.release(name, owner));
+        long took = wokenAt.get(20, TimeUnit.SECONDS) - releasedAt;
+        assertTrue(took < TimeUnit.SECONDS.toNanos(2), "woken " + took / 1_000_000 + " ms after the release");
+        assertTrue(waiter.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(60)).acquired());
+    }
+
+    private static int listeners() {
+        try (Connection connection = TestDatabase.POSTGRES.connect();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE query = 'LISTEN \""
+                        + TABLE + "\"' AND pid <> pg_backend_pid()")) {
+            rows.next();
+            return rows.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void terminateListeners() throws SQLException {
+        AbstractJpaLockStoreTest.execute(
+                TestDatabase.POSTGRES,
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"" + TABLE + "\"'");
+    }
+
+    private static boolean listenerThreadAlive(String storeName) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(thread -> thread.getName().equals("exclusive-jpa-listener-" + storeName) && thread.isAlive());
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "not within 10 s: " + what);
+            Thread.sleep(10); // a poll until the deadline: there is nothing to be notified by
+        }
+    }
+}
