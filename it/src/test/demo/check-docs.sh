@@ -13,8 +13,8 @@
 #   alone. In the documented calls http://localhost:9080 (9081) becomes http://127.0.0.1:<port>: loopback only.
 #   /tmp/exclusive-locks becomes a folder of this run.
 # - WildFly's demo is the documented `mvn -B -pl it wildfly:run` on the same port, its management port (health,
-#   wildfly:shutdown) moved to CHECK_DOCS_WILDFLY_MANAGEMENT_PORT (default 9482) through MAVEN_OPTS, and
-#   http://localhost:9990 in the documented calls becomes http://127.0.0.1:<that port>.
+#   wildfly:shutdown) moved to CHECK_DOCS_WILDFLY_MANAGEMENT_PORT (default 9482) by -Ddemo.wildfly.management.port
+#   after each wildfly: command, and http://localhost:9990 in the documented calls becomes http://127.0.0.1:<port>.
 # - Every call (and every expected answer, after "# ") must appear in README.md or it/DEMO.md verbatim, and every
 #   command of their bash blocks must have been run or be listed below as not run, with the reason.
 # - A person types slower than a script: before the second of two calls that compete for a lock, the script waits
@@ -92,6 +92,8 @@ localize() { # the documented command on this run's ports and folder
   command=${command//http:\/\/localhost:9990/http://127.0.0.1:$WILDFLY_MANAGEMENT}
   command=${command//-Ddemo.http.port=9081/-Ddemo.http.port=$PORT2}
   command=${command//\/tmp\/exclusive-locks/$WORK/exclusive-locks}
+  # WildFly's demo (wildfly:run, wildfly:shutdown) on this run's management port
+  [[ $command == *" wildfly:"* ]] && command="$command -Ddemo.wildfly.management.port=$WILDFLY_MANAGEMENT"
   printf '%s' "$command"
 }
 
@@ -155,7 +157,7 @@ stop_demo() { # stop_demo <label> ctrl-c|sigterm|<documented stop command>
     *)
       documented "$how"
       echo "$how" >>"$RAN"
-      bash -c "$how" >>"$WORK/$label.stop.log" 2>&1 || fail "$how failed (log: $WORK/$label.stop.log)"
+      bash -c "$(localize "$how")" >>"$WORK/$label.stop.log" 2>&1 || fail "$how failed (log: $WORK/$label.stop.log)"
       ;;
   esac
   local deadline=$((SECONDS + 90))
@@ -522,10 +524,7 @@ stop_demo default ctrl-c
 static_checks
 
 CONFIG=wildfly
-# The same demo on WildFly, on the same port; its management port (health, wildfly:shutdown) is the demo's property,
-# passed in MAVEN_OPTS because the documented commands name none.
-MAVEN_OPTS_BEFORE=${MAVEN_OPTS-}
-export MAVEN_OPTS="${MAVEN_OPTS-} -Ddemo.wildfly.management.port=$WILDFLY_MANAGEMENT"
+# The same demo on WildFly, on the same port; localize moves its management port (health, wildfly:shutdown).
 start_demo wildfly "$PORT" 'mvn -B -pl it wildfly:run'
 if await_banner wildfly; then
   banner=$(grep -A7 'Exclusive demo is up:' "$WORK/wildfly.log" | sed 's/^.*\[stdout\] ([^)]*) //')
@@ -536,7 +535,6 @@ if await_banner wildfly; then
 fi
 CONFIG=wildfly
 stop_demo wildfly 'mvn -B -pl it wildfly:shutdown'
-export MAVEN_OPTS=$MAVEN_OPTS_BEFORE
 
 CONFIG=two-servers
 start_demo two-1 "$PORT" 'DEMO_LOCKS_DIR=/tmp/exclusive-locks mvn -B -pl it liberty:run'
