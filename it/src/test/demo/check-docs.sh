@@ -12,6 +12,9 @@
 #   CHECK_DOCS_PORT, default 9480; a second server CHECK_DOCS_PORT2, default 9481), so that a demo on 9080 is left
 #   alone. In the documented calls http://localhost:9080 (9081) becomes http://127.0.0.1:<port>: loopback only.
 #   /tmp/exclusive-locks becomes a folder of this run.
+# - WildFly's demo is the documented `mvn -B -pl it wildfly:run` on the same port, its management port (health,
+#   wildfly:shutdown) moved to CHECK_DOCS_WILDFLY_MANAGEMENT_PORT (default 9482) by -Ddemo.wildfly.management.port
+#   after each wildfly: command, and http://localhost:9990 in the documented calls becomes http://127.0.0.1:<port>.
 # - Every call (and every expected answer, after "# ") must appear in README.md or it/DEMO.md verbatim, and every
 #   command of their bash blocks must have been run or be listed below as not run, with the reason.
 # - A person types slower than a script: before the second of two calls that compete for a lock, the script waits
@@ -34,6 +37,7 @@ INSTALL=1
 
 PORT=${CHECK_DOCS_PORT:-9480}
 PORT2=${CHECK_DOCS_PORT2:-9481}
+WILDFLY_MANAGEMENT=${CHECK_DOCS_WILDFLY_MANAGEMENT_PORT:-9482} # the WildFly demo's management port (health)
 START_TIMEOUT=${CHECK_DOCS_START_TIMEOUT:-300}
 TIMEOUT=${CHECK_DOCS_TIMEOUT:-1200}
 WORK=$(mktemp -d /tmp/check-docs.XXXXXX)
@@ -85,8 +89,11 @@ localize() { # the documented command on this run's ports and folder
   local command=$1
   command=${command//http:\/\/localhost:9080/http://127.0.0.1:$PORT}
   command=${command//http:\/\/localhost:9081/http://127.0.0.1:$PORT2}
+  command=${command//http:\/\/localhost:9990/http://127.0.0.1:$WILDFLY_MANAGEMENT}
   command=${command//-Ddemo.http.port=9081/-Ddemo.http.port=$PORT2}
   command=${command//\/tmp\/exclusive-locks/$WORK/exclusive-locks}
+  # WildFly's demo (wildfly:run, wildfly:shutdown) on this run's management port
+  [[ $command == *" wildfly:"* ]] && command="$command -Ddemo.wildfly.management.port=$WILDFLY_MANAGEMENT"
   printf '%s' "$command"
 }
 
@@ -113,7 +120,8 @@ declare -A STARTED=()
 await_banner() { # await_banner <label>: until the demo prints its banner; false if it fails or takes too long
   local label=$1 log=$WORK/$1.log
   local deadline=$((SECONDS + START_TIMEOUT))
-  until grep -q '^\[INFO\] Exclusive demo is up:' "$log"; do
+  # liberty:run prints what the server prints after [INFO]; wildfly:run prints WildFly's log lines ([stdout])
+  until grep -qE '^(\[INFO\] |.*\[stdout\] \([^)]*\) )Exclusive demo is up:' "$log"; do
     if grep -qE 'CWWKZ0002E|CWWKZ0004E|BUILD FAILURE' "$log" || ! kill -0 "${PIDS[$label]}" 2>/dev/null; then
       fail "$label did not start:"
       grep -E 'ERROR|CWWKZ0002E|unknown key|  - ' "$log" | head -20 | tee -a "$FAILURES" >&2
@@ -149,7 +157,7 @@ stop_demo() { # stop_demo <label> ctrl-c|sigterm|<documented stop command>
     *)
       documented "$how"
       echo "$how" >>"$RAN"
-      bash -c "$how" >>"$WORK/$label.stop.log" 2>&1 || fail "$how failed (log: $WORK/$label.stop.log)"
+      bash -c "$(localize "$how")" >>"$WORK/$label.stop.log" 2>&1 || fail "$how failed (log: $WORK/$label.stop.log)"
       ;;
   esac
   local deadline=$((SECONDS + 90))
@@ -337,9 +345,9 @@ local_and_db() {
     "the audit ran under a lock of store db"
 }
 
-health() { # health <type of the shared store>
+health() { # health <type of the shared store> [the documented health call, Liberty's by default]
   local out
-  out=$(doc 'curl -s http://localhost:9080/health/ready')
+  out=$(doc "${2:-curl -s http://localhost:9080/health/ready}")
   expect "$out" '{"status":"UP","checks":[…]}' "readiness is UP"
   local shared="\"name\":\"exclusive-store-shared\",\"status\":\"UP\",\"data\":{\"store\":\"shared\",\"type\":\"$1\"}"
   [ "$1" = file ] && documented "$shared"
@@ -414,7 +422,7 @@ imports() { # imports full|short [instance name]
   await_done "$FIRST"
 }
 
-walkthrough() { # walkthrough <label> <port> full|short <type of the shared store> [instance name]
+walkthrough() { # walkthrough <label> <port> full|short <type of the shared store> [instance name] [health call]
   CONFIG=$1
   export B=http://127.0.0.1:$2/demo/api
   documented 'B=http://localhost:9080/demo/api'
@@ -431,7 +439,7 @@ walkthrough() { # walkthrough <label> <port> full|short <type of the shared stor
   jobs+=($!)
   local_and_db >"$WORK/$CONFIG.local-db.out" 2>&1 &
   jobs+=($!)
-  health "$4" >"$WORK/$CONFIG.health.out" 2>&1 &
+  health "$4" "${6:-}" >"$WORK/$CONFIG.health.out" 2>&1 &
   jobs+=($!)
   pages >"$WORK/$CONFIG.pages.out" 2>&1 &
   jobs+=($!)
@@ -526,6 +534,19 @@ fi
 CONFIG=default
 stop_demo default ctrl-c
 static_checks
+
+CONFIG=wildfly
+# The same demo on WildFly, on the same port; localize moves its management port (health, wildfly:shutdown).
+start_demo wildfly "$PORT" 'mvn -B -pl it wildfly:run'
+if await_banner wildfly; then
+  banner=$(grep -A7 'Exclusive demo is up:' "$WORK/wildfly.log" | sed 's/^.*\[stdout\] ([^)]*) //')
+  expect_has "$banner" "  home      http://localhost:$PORT/demo/" "WildFly's banner: the demo on the demo's port"
+  expect_has "$banner" "  health    http://localhost:$WILDFLY_MANAGEMENT/health/ready" "WildFly's banner: health on the management port"
+  expect_has "$banner" "mvn -B -pl it wildfly:shutdown" "WildFly's banner: how to stop it"
+  walkthrough wildfly "$PORT" short file '' 'curl -s http://localhost:9990/health/ready'
+fi
+CONFIG=wildfly
+stop_demo wildfly 'mvn -B -pl it wildfly:shutdown'
 
 CONFIG=two-servers
 start_demo two-1 "$PORT" 'DEMO_LOCKS_DIR=/tmp/exclusive-locks mvn -B -pl it liberty:run'

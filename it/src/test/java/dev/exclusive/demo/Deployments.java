@@ -77,9 +77,21 @@ public final class Deployments {
         return war;
     }
 
-    /** @return the folder of the integration-test server (target/liberty/wlp/usr/servers/it) */
+    /**
+     * @return the folder of the integration-test server ({@code it.server.dir}; Liberty's
+     *     target/liberty/wlp/usr/servers/it, WildFly's standalone/data), under which the demo keeps its lock files
+     */
     public static Path serverDir() {
         return Path.of(System.getProperty("it.server.dir", "target/liberty/wlp/usr/servers/it"));
+    }
+
+    /**
+     * @return the integration-test server's log: {@code it.server.log}, else Liberty's {@code logs/messages.log} in
+     *     {@link #serverDir()}
+     */
+    public static Path serverLog() {
+        String log = System.getProperty("it.server.log");
+        return log == null || log.isBlank() ? serverDir().resolve(Path.of("logs", "messages.log")) : Path.of(log);
     }
 
     /** @return the folder of the shared file store on the integration-test server ({@code demo.locks.dir}) */

@@ -12,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.Future;
+import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
@@ -35,12 +36,15 @@ public class DemoBanner implements ServletContextListener {
 
     @Override
     public void contextInitialized(ServletContextEvent event) {
-        String port = ConfigProvider.getConfig()
-                .getOptionalValue("http.port", String.class)
-                .orElse("9080");
+        Config config = ConfigProvider.getConfig();
+        String port = config.getOptionalValue("http.port", String.class).orElse("9080");
         String server = "http://localhost:" + port;
         String app = server + event.getServletContext().getContextPath();
-        announcement = executor.submit(() -> announceOnceServed(server, app, port));
+        // where the server serves health and how it stops, where it differs from Liberty (WildFly: configure.cli)
+        String health = config.getOptionalValue("demo.health.url", String.class).orElse(server + "/health/ready");
+        String stop = config.getOptionalValue("demo.stop", String.class)
+                .orElse("Ctrl+C here, or mvn -B -pl it liberty:stop in another terminal");
+        announcement = executor.submit(() -> announceOnceServed(app, health, stop, port));
     }
 
     @Override
@@ -50,7 +54,7 @@ public class DemoBanner implements ServletContextListener {
         }
     }
 
-    private static void announceOnceServed(String server, String app, String port) {
+    private static void announceOnceServed(String app, String health, String stop, String port) {
         HttpClient client =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         URI landing = URI.create(app + "/");
@@ -58,7 +62,7 @@ public class DemoBanner implements ServletContextListener {
         try {
             while (System.nanoTime() - deadline < 0) {
                 if (serves(client, landing)) {
-                    System.out.println(banner(server, app));
+                    System.out.println(banner(app, health, stop));
                     return;
                 }
                 Thread.sleep(POLL.toMillis());
@@ -87,15 +91,15 @@ public class DemoBanner implements ServletContextListener {
         }
     }
 
-    static String banner(String server, String app) {
+    static String banner(String app, String health, String stop) {
         return String.join(
                 System.lineSeparator(),
                 "Exclusive demo is up:",
                 "  home      " + app + "/   (links to everything below)",
                 "  REST      " + app + "/api/products   (see it/DEMO.md for every call)",
                 "  console   " + app + "/exclusive",
-                "  health    " + server + "/health/ready",
+                "  health    " + health,
                 "  users     admin/admin (role exclusive-admin), operator/operator (no role)",
-                "  stop      Ctrl+C here, or mvn -B -pl it liberty:stop in another terminal");
+                "  stop      " + stop);
     }
 }

@@ -4,17 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exclusive.demo.Deployments;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -45,14 +40,7 @@ class ScheduleOnceIT {
 
     @Deployment(name = "once-a", testable = false, order = 1)
     static WebArchive onceA() throws IOException {
-        if (Files.exists(DIR)) {
-            try (Stream<Path> files = Files.walk(DIR)) {
-                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.delete(file);
-                }
-            }
-        }
-        Files.createDirectories(DIR);
+        TickLog.empty(DIR);
         return server("once-a", 0, "");
     }
 
@@ -83,12 +71,12 @@ class ScheduleOnceIT {
     @Test
     void withMinHoldAQuickJobRunsOncePerTickAndWithoutItTwice() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
-        Map<Long, List<String>> once = ticksFiredByBoth("once-a", "once-b");
-        Map<Long, List<String>> twice = ticksFiredByBoth("twice-a", "twice-b");
+        Map<Long, List<String>> once = TickLog.firedByBoth(DIR, "once-a", "once-b");
+        Map<Long, List<String>> twice = TickLog.firedByBoth(DIR, "twice-a", "twice-b");
         while ((once.size() < TICKS || twice.size() < TICKS) && System.nanoTime() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
-            once = ticksFiredByBoth("once-a", "once-b");
-            twice = ticksFiredByBoth("twice-a", "twice-b");
+            once = TickLog.firedByBoth(DIR, "once-a", "once-b");
+            twice = TickLog.firedByBoth(DIR, "twice-a", "twice-b");
         }
         System.out.println("ScheduleOnceIT with minHold: " + once);
         System.out.println("ScheduleOnceIT without minHold: " + twice);
@@ -111,30 +99,5 @@ class ScheduleOnceIT {
                                 + " fires): %s",
                         twice)
                 .hasSizeGreaterThanOrEqualTo(twice.size() / 2);
-    }
-
-    /** @return tick → what each server did ({@code ran}/{@code skipped}), for ticks both servers recorded */
-    private static Map<Long, List<String>> ticksFiredByBoth(String first, String second) throws IOException {
-        Map<Long, String> a = outcomes(first);
-        Map<Long, String> b = outcomes(second);
-        Map<Long, List<String>> both = new TreeMap<>();
-        a.forEach((tick, outcome) -> {
-            if (b.containsKey(tick)) {
-                both.put(tick, Stream.of(outcome, b.get(tick)).sorted().toList());
-            }
-        });
-        return both;
-    }
-
-    /** @return tick → what the server did; a tick it recorded twice (it never should) shows both */
-    private static Map<Long, String> outcomes(String server) throws IOException {
-        Path file = DIR.resolve(server + ".txt");
-        if (!Files.exists(file)) {
-            return Map.of();
-        }
-        return Files.readAllLines(file, StandardCharsets.UTF_8).stream()
-                .filter(line -> line.endsWith("ran") || line.endsWith("skipped"))
-                .map(line -> line.split(" "))
-                .collect(Collectors.toMap(parts -> Long.parseLong(parts[0]), parts -> parts[1], (x, y) -> x + "+" + y));
     }
 }

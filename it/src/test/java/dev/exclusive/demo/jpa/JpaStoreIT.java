@@ -7,13 +7,13 @@ import dev.exclusive.LockRegistry;
 import dev.exclusive.cdi.Store;
 import dev.exclusive.demo.Deployments;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.PersistenceUnit;
 import jakarta.transaction.UserTransaction;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import javax.sql.DataSource;
+import java.util.List;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The jpa store on Liberty: the demo's store {@code db} keeps its locks in a table of the embedded database, and
+ * The jpa store on the server: the demo's store {@code db} keeps its locks in a table of the embedded database, and
  * every lock operation commits on its own, outside the caller's JTA transaction, so other servers see a lock before
  * the caller's work commits, and a caller's rollback does not undo it.
  */
@@ -30,21 +30,46 @@ class JpaStoreIT {
 
     @Deployment
     static WebArchive deployment() {
-        return Deployments.demo("jpa-it.war");
+        return Deployments.demo("jpa-it.war").addClass(LockTable.class);
+    }
+
+    /**
+     * Reads the lock table through the store's own unit (RESOURCE_LOCAL over the non-JTA data source), on a
+     * connection of its own, outside any transaction of the test: the same on every server, where a data source's
+     * JNDI name is not. A bean, since servers inject persistence units into beans, not into the test instance.
+     */
+    @ApplicationScoped
+    public static class LockTable {
+        @PersistenceUnit(unitName = "exclusive")
+        EntityManagerFactory locks;
+
+        /** @return the owner in the row of {@code name}; {@code null} if the row is free */
+        public String owner(String name) {
+            EntityManager reader = locks.createEntityManager();
+            try {
+                List<?> owners = reader.createNativeQuery("SELECT owner FROM exclusive_lock WHERE name = ?1")
+                        .setParameter(1, name)
+                        .getResultList();
+                assertThat(owners).as("a row for " + name).hasSize(1);
+                return (String) owners.get(0);
+            } finally {
+                reader.close();
+            }
+        }
     }
 
     @Inject
     @Store("db")
     LockRegistry db;
 
-    @Resource(lookup = "jdbc/locks")
-    DataSource locks;
+    @Inject
+    LockTable table;
 
     @Resource(lookup = "java:comp/UserTransaction")
     UserTransaction transaction;
 
     @Test
-    void locksLiveInTheDatabaseTable() throws SQLException {
+    void locksLiveInTheDatabaseTable() {
         Lock lock = db.lock("it:jpa:table", 30);
         assertThat(lock.get()).isTrue();
         try {
@@ -92,16 +117,7 @@ class JpaStoreIT {
         }
     }
 
-    /** Reads the row through a connection of its own, outside any transaction of this test. */
-    private String ownerInTable(String name) throws SQLException {
-        try (Connection connection = locks.getConnection();
-                PreparedStatement select =
-                        connection.prepareStatement("SELECT owner FROM exclusive_lock WHERE name = ?")) {
-            select.setString(1, name);
-            try (ResultSet row = select.executeQuery()) {
-                assertThat(row.next()).as("a row for " + name).isTrue();
-                return row.getString(1);
-            }
-        }
+    private String ownerInTable(String name) {
+        return table.owner(name);
     }
 }

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The jpa store over a JTA persistence unit on Liberty (Hibernate, the XA-enlisted {@code jdbc/demo}): each lock
+ * The jpa store over a JTA persistence unit on the server (Hibernate, the XA-enlisted {@code jdbc/demo}): each lock
  * operation runs in a JTA transaction of the store's own, with the store's short timeout, and leaves the request
  * thread as it found it: outside the caller's transaction, and with the server's default timeout (120 s) for the
  * next container transaction on that thread. One unit follows JPA's rule that a JTA entity manager refuses
@@ -38,7 +38,12 @@ class JtaPersistenceUnitIT {
 
     private static final Duration STORE_TIMEOUT = Duration.ofSeconds(1);
 
-    /** A JTA unit that follows JPA's rule that a JTA entity manager refuses getTransaction(), as EclipseLink does. */
+    /**
+     * A JTA unit that follows JPA's rule that a JTA entity manager refuses getTransaction(), as EclipseLink does.
+     * Hibernate finds the server's transaction manager through {@code hibernate.transaction.jta.platform} where the
+     * server does not tell it (Liberty): the build names that class in {@code it.hibernate.jta-platform}, empty on a
+     * server that integrates its own Hibernate (WildFly).
+     */
     private static final String COMPLIANT_UNIT = """
             <persistence xmlns="https://jakarta.ee/xml/ns/persistence" version="3.0">
                 <persistence-unit name="locks-jta" transaction-type="JTA">
@@ -47,15 +52,21 @@ class JtaPersistenceUnitIT {
                     <exclude-unlisted-classes>true</exclude-unlisted-classes>
                     <properties>
                         <property name="hibernate.jpa.compliance.transaction" value="true"/>
-                        <property name="hibernate.transaction.jta.platform"
-                                  value="org.hibernate.engine.transaction.jta.platform.internal.WebSphereLibertyJtaPlatform"/>
+                        %s
                         <property name="hibernate.enhancer.enableDirtyTracking" value="false"/>
                         <property name="hibernate.enhancer.enableLazyInitialization" value="false"/>
                         <property name="hibernate.enhancer.enableAssociationManagement" value="false"/>
                     </properties>
                 </persistence-unit>
             </persistence>
-            """;
+            """.formatted(jtaPlatform());
+
+    private static String jtaPlatform() {
+        String platform = System.getProperty("it.hibernate.jta-platform", "");
+        return platform.isBlank()
+                ? ""
+                : "<property name=\"hibernate.transaction.jta.platform\" value=\"" + platform + "\"/>";
+    }
 
     @Deployment
     static WebArchive deployment() {

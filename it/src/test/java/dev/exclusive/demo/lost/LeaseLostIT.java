@@ -27,6 +27,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -125,8 +126,8 @@ class LeaseLostIT {
      */
     @Test
     @RunAsClient
-    void overRestTheCallerGets503NamingTheLockAndTheRowIsGone() throws Exception {
-        String base = "http://localhost:" + System.getProperty("it.http.port", "9180") + "/" + ARCHIVE + "/";
+    void overRestTheCallerGets503NamingTheLockAndTheRowIsGone(@ArquillianResource URL deployment) throws Exception {
+        String base = deployment.toString().endsWith("/") ? deployment.toString() : deployment + "/";
         Http app = Http.at(new URL(base));
         Http admin = app.as("admin", "admin");
         long user = newUser();

@@ -1,0 +1,55 @@
+package dev.exclusive.demo.cluster;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/** Reads what {@link TickTimer} deployments wrote: one {@code <server>.txt} per server in a folder. */
+final class TickLog {
+
+    private TickLog() {}
+
+    /** Makes {@code dir} an empty folder for a run's records, deleting what an earlier run left there. */
+    static void empty(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+        Files.createDirectories(dir);
+    }
+
+    /** @return tick → what each server did ({@code ran}/{@code skipped}), sorted, for ticks both servers recorded */
+    static Map<Long, List<String>> firedByBoth(Path dir, String first, String second) throws IOException {
+        Map<Long, String> a = outcomes(dir, first);
+        Map<Long, String> b = outcomes(dir, second);
+        Map<Long, List<String>> both = new TreeMap<>();
+        a.forEach((tick, outcome) -> {
+            if (b.containsKey(tick)) {
+                both.put(tick, Stream.of(outcome, b.get(tick)).sorted().toList());
+            }
+        });
+        return both;
+    }
+
+    /** @return tick → what the server did; a tick it recorded twice (it never should) shows both */
+    private static Map<Long, String> outcomes(Path dir, String server) throws IOException {
+        Path file = dir.resolve(server + ".txt");
+        if (!Files.exists(file)) {
+            return Map.of();
+        }
+        return Files.readAllLines(file, StandardCharsets.UTF_8).stream()
+                .filter(line -> line.endsWith("ran") || line.endsWith("skipped"))
+                .map(line -> line.split(" "))
+                .collect(Collectors.toMap(parts -> Long.parseLong(parts[0]), parts -> parts[1], (x, y) -> x + "+" + y));
+    }
+}
