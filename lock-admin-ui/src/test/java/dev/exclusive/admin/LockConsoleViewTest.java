@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
@@ -54,9 +55,12 @@ class LockConsoleViewTest {
         view = viewFor(TestCaller.user("admin", "exclusive-admin"));
     }
 
+    /** The service's monotonic clock: a refresh re-reads the stores once the refresh interval has passed on it. */
+    private final AtomicLong clock = new AtomicLong();
+
     private LockConsoleView viewFor(TestCaller caller) {
         return new LockConsoleView(
-                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, caller),
+                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, caller, () -> 0L, clock::get),
                 ConsoleSettings.DEFAULTS,
                 new ConsoleUpdates(Executors.defaultThreadFactory()));
     }
@@ -164,6 +168,7 @@ class LockConsoleViewTest {
         view.enter(ConsoleAccess.ALLOWED, "admin");
         first.release();
         registry.store("files").lock("second", Duration.ofMinutes(1)).get();
+        clock.addAndGet(ConsoleSettings.DEFAULTS.refresh().toNanos());
 
         view.refresh();
 
