@@ -116,6 +116,39 @@ class LockConsoleViewTest {
     }
 
     @Test
+    void everyColumnIsSizedInPixelsSoThatItsHeaderCellIsAsWideAsItsBodyCells() {
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+
+        assertThat(view.grid().getColumns())
+                .hasSize(9)
+                .allSatisfy(column ->
+                        assertThat(column.getWidth()).as(column.getKey()).matches("\\d+px"));
+        assertThat(view.grid().getColumnByKey("actions").isFrozenToEnd())
+                .as("the force-release button stays on screen")
+                .isTrue();
+    }
+
+    @Test
+    void longNamesPurposesAndFencesShowInFullInATooltip() {
+        String name = "imports:users:tenant-0123456789abcdef:region-eu-central-1";
+        String purpose = "NightlyCustomerRecordsReconciliation#reconcileEveryTenantAndRegion";
+        assertThat(registry.store("local")
+                        .lock(name, Duration.ofMinutes(1))
+                        .purpose(purpose)
+                        .get())
+                .isTrue();
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+        LockInfo lock = view.fetch(query(0, 1)).findFirst().orElseThrow();
+
+        assertThat(view.grid().getColumnByKey("name").getTooltipGenerator().apply(lock))
+                .isEqualTo(name);
+        assertThat(view.grid().getColumnByKey("purpose").getTooltipGenerator().apply(lock))
+                .isEqualTo(purpose);
+        assertThat(view.grid().getColumnByKey("fence").getTooltipGenerator().apply(lock))
+                .isEqualTo("Fence " + lock.fence());
+    }
+
+    @Test
     void anAdminSeesTheLiveLocksPageByPage() {
         for (int i = 0; i < 75; i++) {
             assertThat(registry.store("local")
