@@ -5,6 +5,7 @@ import dev.exclusive.LockRegistry;
 import dev.exclusive.admin.internal.ConsoleAccess;
 import dev.exclusive.admin.internal.ConsoleCaller;
 import dev.exclusive.admin.internal.ConsoleSettings;
+import dev.exclusive.admin.internal.ConsoleUpdates;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.lang.System.Logger.Level;
@@ -13,8 +14,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * What the console shows and does, over a {@link LockRegistry}: reads the live locks of every configured store,
@@ -27,9 +31,20 @@ import java.util.Set;
  * has no order to stop at). So no page, not even the first by name, can be cut without reading every matching
  * lock: {@link #read} reads up to {@code scanLimit} locks of each store once (the prefix filter goes to the stores;
  * "contains" is matched here), and the snapshot sorts and pages them in memory. The console reads once per refresh
- * and serves every page the grid asks for from that snapshot, so the browser only ever receives the rows it shows,
- * while the server holds at most {@code scanLimit} locks per store per open console. A store that holds more
- * matching locks is reported in {@link LockSnapshot#truncated()}.
+ * and serves every page the grid asks for from that snapshot, so the browser only ever receives the rows it shows.
+ * A store that holds more matching locks is reported in {@link LockSnapshot#truncated()}.
+ *
+ * <h2>One scan per store per refresh interval, shared by every console</h2>
+ * A store's listing for one prefix is read by the first {@link #read} that needs it and shared by every later
+ * {@code read} on this server, from any console, until it is older than the refresh interval
+ * ({@code exclusive.console.refresh-millis}) or a lock changed in this JVM ({@link ConsoleUpdates} delivered a
+ * change). So 50 open consoles with the same store prefix cost one scan per store per interval, not 50; while locks
+ * keep changing here, at most one per store per {@link ConsoleUpdates#COALESCE} as well. Concurrent readers of a
+ * stale listing wait for the one reading under way instead of starting their own. A failed listing is shared the
+ * same way, so an unreachable store is not asked once per console. The reading happens on the caller's thread, on
+ * demand: the service runs no thread and holds nothing after the application stops but the latest listings (at
+ * most {@code scanLimit} locks per store and prefix; a prefix nobody asked for during two intervals is dropped).
+ * A force-release here drops the store's listings at once.
  *
  * <h2>Failures</h2>
  * A store that cannot be listed (unreachable, or failing in any other way) becomes a {@link StoreProblem} in the
@@ -53,6 +68,10 @@ public class LockConsoleService {
     private final int scanLimit;
     private final String role;
     private final ConsoleCaller caller;
+    private final long refreshNanos;
+    private final LongSupplier changes;
+    private final LongSupplier nanoTime;
+    private final Map<ScanKey, SharedScan> scans = new ConcurrentHashMap<>();
 
     /** For the container's client proxy. */
     protected LockConsoleService() {
@@ -60,15 +79,52 @@ public class LockConsoleService {
         this.scanLimit = 0;
         this.role = null;
         this.caller = null;
+        this.refreshNanos = 0;
+        this.changes = null;
+        this.nanoTime = null;
     }
 
     /**
+     * The container's constructor: listings are shared until the refresh interval passes or {@code updates}
+     * delivers a lock change made in this JVM.
+     *
      * @param registry the registry whose stores the console lists (lock-cdi's default {@code LockRegistry})
-     * @param settings the console's settings: the scan limit and the role a force-release needs
+     * @param settings the console's settings: the refresh interval, the scan limit and the role a force-release needs
      * @param caller   who calls, as the container knows them
+     * @param updates  the lock changes made in this JVM, which make the shared listings stale
      */
     @Inject
+    public LockConsoleService(
+            LockRegistry registry, ConsoleSettings settings, ConsoleCaller caller, ConsoleUpdates updates) {
+        this(
+                registry,
+                settings,
+                caller,
+                Objects.requireNonNull(updates, "updates")::changesDelivered,
+                System::nanoTime);
+    }
+
+    /**
+     * Without lock-change updates (Java SE, tests): listings are shared for one refresh interval.
+     *
+     * @param registry the registry whose stores the console lists
+     * @param settings the console's settings: the refresh interval, the scan limit and the role a force-release needs
+     * @param caller   who calls
+     */
     public LockConsoleService(LockRegistry registry, ConsoleSettings settings, ConsoleCaller caller) {
+        this(registry, settings, caller, () -> 0L, System::nanoTime);
+    }
+
+    /**
+     * @param changes  a count that moves when a lock changed in this JVM
+     * @param nanoTime the monotonic clock the refresh interval is measured on
+     */
+    LockConsoleService(
+            LockRegistry registry,
+            ConsoleSettings settings,
+            ConsoleCaller caller,
+            LongSupplier changes,
+            LongSupplier nanoTime) {
         if (settings.scanLimit() < 1) {
             throw new IllegalArgumentException("scanLimit must be positive, got " + settings.scanLimit());
         }
@@ -76,6 +132,9 @@ public class LockConsoleService {
         this.scanLimit = settings.scanLimit();
         this.role = Objects.requireNonNull(settings.role(), "role");
         this.caller = Objects.requireNonNull(caller, "caller");
+        this.refreshNanos = settings.refresh().toNanos();
+        this.changes = Objects.requireNonNull(changes, "changes");
+        this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
     }
 
     /** @return the names of the configured stores, sorted */
@@ -90,38 +149,93 @@ public class LockConsoleService {
 
     /**
      * Reads the live locks that {@code filter} selects from every store it includes: up to {@code scanLimit} from
-     * each.
+     * each. A store's listing for the filter's store prefix is shared with every other caller that asks for it within
+     * one refresh interval and before the next lock change in this JVM (see the class javadoc), so the locks may be up
+     * to one interval old.
      *
      * @param filter which locks
      * @return the snapshot, with the stores that could not be listed
      */
     public LockSnapshot read(LockFilter filter) {
+        long now = nanoTime.getAsLong();
+        scans.values().removeIf(scan -> scan.unusedSince(now, refreshNanos * 2));
         List<LockInfo> matching = new ArrayList<>();
         List<StoreProblem> problems = new ArrayList<>();
         Set<String> truncated = new HashSet<>();
-        Instant readAt = Instant.now();
+        Instant readAt = null;
         for (String store : registry.storeNames()) {
             if (!filter.includesStore(store)) {
                 continue;
             }
-            List<LockInfo> listed;
-            try {
-                listed = registry.store(store).liveLocks(filter.storePrefix(), scanLimit);
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "Store ''{0}'' could not be listed", store, e);
-                problems.add(new StoreProblem(store, describe(e)));
+            SharedScan.Listing listing = scans.computeIfAbsent(
+                            new ScanKey(store, filter.storePrefix()), key -> new SharedScan(key, now))
+                    .listing(nanoTime.getAsLong());
+            readAt = readAt == null || listing.readAt().isBefore(readAt) ? listing.readAt() : readAt;
+            if (listing.problem() != null) {
+                problems.add(listing.problem());
                 continue;
             }
-            if (listed.size() >= scanLimit) {
+            if (listing.locks().size() >= scanLimit) {
                 truncated.add(store);
             }
-            for (LockInfo lock : listed) {
+            for (LockInfo lock : listing.locks()) {
                 if (filter.matches(lock)) {
                     matching.add(lock);
                 }
             }
         }
-        return new LockSnapshot(matching, problems, truncated, readAt);
+        return new LockSnapshot(matching, problems, truncated, readAt == null ? Instant.now() : readAt);
+    }
+
+    /** Lists one store once; any failure becomes the store's problem. */
+    private SharedScan.Listing scan(ScanKey key) {
+        Instant readAt = Instant.now();
+        try {
+            return new SharedScan.Listing(registry.store(key.store()).liveLocks(key.prefix(), scanLimit), null, readAt);
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "Store ''{0}'' could not be listed", key.store(), e);
+            return new SharedScan.Listing(List.of(), new StoreProblem(key.store(), describe(e)), readAt);
+        }
+    }
+
+    /** A store and the prefix it is asked for: the unit one scan answers and every console shares. */
+    private record ScanKey(String store, String prefix) {}
+
+    /**
+     * One store's latest listing for one prefix, shared by every caller until it is older than the refresh interval
+     * or a lock changed in this JVM since it was read. The first caller to find it stale reads the store while the
+     * others wait for that reading rather than start their own: callers block at most for one store call, bounded
+     * by the store's own timeouts.
+     */
+    private final class SharedScan {
+
+        record Listing(List<LockInfo> locks, StoreProblem problem, Instant readAt) {}
+
+        private final ScanKey key;
+        private Listing listing;
+        private long readNanos;
+        private long readAfterChanges;
+        private volatile long lastUsedNanos;
+
+        SharedScan(ScanKey key, long now) {
+            this.key = key;
+            this.lastUsedNanos = now;
+        }
+
+        synchronized Listing listing(long now) {
+            lastUsedNanos = Math.max(lastUsedNanos, now);
+            long seenChanges = changes.getAsLong();
+            if (listing == null || now - readNanos >= refreshNanos || seenChanges != readAfterChanges) {
+                listing = scan(key);
+                readNanos = now;
+                readAfterChanges = seenChanges;
+            }
+            return listing;
+        }
+
+        boolean unusedSince(long now, long idleNanos) {
+            return now - lastUsedNanos > idleNanos;
+        }
     }
 
     /**
@@ -150,6 +264,8 @@ public class LockConsoleService {
             throw new ForceReleaseRefusedException(lock.store(), lock.name(), user, role);
         }
         boolean released = registry.forceRelease(lock);
+        // this operator's next refresh, and everyone else's, must not show the freed lock
+        scans.keySet().removeIf(key -> key.store().equals(lock.store()));
         ForceReleaseOutcome outcome = released ? ForceReleaseOutcome.RELEASED : ForceReleaseOutcome.ALREADY_RELEASED;
         LOG.log(
                 Level.INFO,

@@ -193,56 +193,67 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         grid.setId("exclusive-console-grid");
         grid.setSizeFull();
         grid.addThemeVariants(GridVariant.LUMO_ROW_STRIPES, GridVariant.LUMO_COMPACT);
-        // fixed widths: auto width is measured on the first rows, which are often none at all
+        // the body in the header's font size: the columns then fit 1024 px and read as one table
+        grid.getStyle()
+                .set("font-size", "var(--lumo-font-size-s)")
+                .set("--vaadin-grid-cell-padding", "var(--lumo-space-xs)");
+        // widths in px, the same for a header cell and its body cell (an em is each cell's own font size, so em
+        // widths set the header off from its column); fixed, because auto width is measured on the first rows,
+        // often none at all. The fixed columns and the minimum of the others, with narrow cell padding, fit a 1024 px
+        // window; a fence (up to 16 digits) shows in full.
         grid.addColumn(LockInfo::store)
                 .setHeader("Store")
                 .setKey("store")
+                .setTooltipGenerator(LockInfo::store)
                 .setSortProperty(LockColumn.STORE.name())
-                .setWidth("7em")
+                .setWidth("64px")
                 .setFlexGrow(0);
         grid.addColumn(LockInfo::name)
                 .setHeader("Name")
                 .setKey("name")
+                .setTooltipGenerator(LockInfo::name)
                 .setSortProperty(LockColumn.NAME.name())
-                .setWidth("10em")
+                .setWidth("90px")
                 .setFlexGrow(2);
         grid.addColumn(lock -> holder(lock.holder()))
                 .setHeader("Holder")
                 .setKey("holder")
                 .setTooltipGenerator(lock -> lock.holder().toString())
                 .setSortProperty(LockColumn.HOLDER.name())
-                .setWidth("12em")
+                .setWidth("100px")
                 .setFlexGrow(2);
         grid.addColumn(lock -> lock.holder().purpose())
                 .setHeader("Purpose")
                 .setKey("purpose")
+                .setTooltipGenerator(lock -> lock.holder().purpose())
                 .setSortProperty(LockColumn.PURPOSE.name())
-                .setWidth("10em")
+                .setWidth("90px")
                 .setFlexGrow(1);
         grid.addColumn(lock -> ConsoleFormat.instant(lock.acquiredAt(), zone))
                 .setHeader("Acquired at")
                 .setKey("acquired")
                 .setSortProperty(LockColumn.ACQUIRED_AT.name())
-                .setWidth("10.5em")
+                .setWidth("138px")
                 .setFlexGrow(0);
         grid.addColumn(lock -> ConsoleFormat.instant(lock.expiresAt(), zone))
                 .setHeader("Expires at")
                 .setKey("expires")
                 .setSortProperty(LockColumn.EXPIRES_AT.name())
-                .setWidth("10.5em")
+                .setWidth("138px")
                 .setFlexGrow(0);
         grid.addColumn(lock -> ConsoleFormat.remaining(lock.remaining()))
                 .setHeader("Remaining")
                 .setKey("remaining")
                 .setSortProperty(LockColumn.REMAINING.name())
-                .setWidth("7.5em")
+                .setWidth("100px")
                 .setFlexGrow(0)
                 .setTextAlign(ColumnTextAlign.END);
         grid.addColumn(LockInfo::fence)
                 .setHeader("Fence")
                 .setKey("fence")
+                .setTooltipGenerator(lock -> "Fence " + lock.fence())
                 .setSortProperty(LockColumn.FENCE.name())
-                .setWidth("5.5em")
+                .setWidth("140px")
                 .setFlexGrow(0)
                 .setTextAlign(ColumnTextAlign.END);
         // a Lit template, not a component per row: the grid re-renders every second and keeps these elements
@@ -253,8 +264,9 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
                         .withProperty("store", LockInfo::store)
                         .withFunction("forceRelease", this::confirmForceRelease))
                 .setKey("actions")
-                .setWidth("8.5em")
-                .setFlexGrow(0);
+                .setWidth("112px")
+                .setFlexGrow(0)
+                .setFrozenToEnd(true);
         grid.setItems(this::fetch, query -> snapshot.size());
     }
 

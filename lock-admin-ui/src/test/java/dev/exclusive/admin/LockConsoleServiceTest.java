@@ -275,7 +275,7 @@ class LockConsoleServiceTest {
                 .isInstanceOf(ForceReleaseRefusedException.class)
                 .hasMessageContaining("not in role 'lock-ops'");
         assertThat(lockOps.forceRelease(listed("b"))).isEqualTo(ForceReleaseOutcome.RELEASED);
-        assertThat(names(service.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 10)))
+        assertThat(names(lockOps.read(LockFilter.all()).page(LockSort.DEFAULT, 0, 10)))
                 .containsExactly("local/a");
     }
 

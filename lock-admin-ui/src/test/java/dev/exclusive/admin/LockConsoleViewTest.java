@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
@@ -54,9 +55,12 @@ class LockConsoleViewTest {
         view = viewFor(TestCaller.user("admin", "exclusive-admin"));
     }
 
+    /** The service's monotonic clock: a refresh re-reads the stores once the refresh interval has passed on it. */
+    private final AtomicLong clock = new AtomicLong();
+
     private LockConsoleView viewFor(TestCaller caller) {
         return new LockConsoleView(
-                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, caller),
+                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, caller, () -> 0L, clock::get),
                 ConsoleSettings.DEFAULTS,
                 new ConsoleUpdates(Executors.defaultThreadFactory()));
     }
@@ -112,6 +116,39 @@ class LockConsoleViewTest {
     }
 
     @Test
+    void everyColumnIsSizedInPixelsSoThatItsHeaderCellIsAsWideAsItsBodyCells() {
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+
+        assertThat(view.grid().getColumns())
+                .hasSize(9)
+                .allSatisfy(column ->
+                        assertThat(column.getWidth()).as(column.getKey()).matches("\\d+px"));
+        assertThat(view.grid().getColumnByKey("actions").isFrozenToEnd())
+                .as("the force-release button stays on screen")
+                .isTrue();
+    }
+
+    @Test
+    void longNamesPurposesAndFencesShowInFullInATooltip() {
+        String name = "imports:users:tenant-0123456789abcdef:region-eu-central-1";
+        String purpose = "NightlyCustomerRecordsReconciliation#reconcileEveryTenantAndRegion";
+        assertThat(registry.store("local")
+                        .lock(name, Duration.ofMinutes(1))
+                        .purpose(purpose)
+                        .get())
+                .isTrue();
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+        LockInfo lock = view.fetch(query(0, 1)).findFirst().orElseThrow();
+
+        assertThat(view.grid().getColumnByKey("name").getTooltipGenerator().apply(lock))
+                .isEqualTo(name);
+        assertThat(view.grid().getColumnByKey("purpose").getTooltipGenerator().apply(lock))
+                .isEqualTo(purpose);
+        assertThat(view.grid().getColumnByKey("fence").getTooltipGenerator().apply(lock))
+                .isEqualTo("Fence " + lock.fence());
+    }
+
+    @Test
     void anAdminSeesTheLiveLocksPageByPage() {
         for (int i = 0; i < 75; i++) {
             assertThat(registry.store("local")
@@ -164,6 +201,7 @@ class LockConsoleViewTest {
         view.enter(ConsoleAccess.ALLOWED, "admin");
         first.release();
         registry.store("files").lock("second", Duration.ofMinutes(1)).get();
+        clock.addAndGet(ConsoleSettings.DEFAULTS.refresh().toNanos());
 
         view.refresh();
 

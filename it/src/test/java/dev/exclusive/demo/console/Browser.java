@@ -45,6 +45,59 @@ final class Browser implements AutoCloseable {
                 .filter(cells => cells.length > 1 && cells[1] !== '');
             """;
 
+    /**
+     * Where each column's header and first row sit on screen, in CSS px, in column order: the cells' edges, and the
+     * edges of what they show (the header's sorter, the text or button of the body cell); plus the viewport's width
+     * and whether the grid scrolls sideways ({@code overflow} has {@code left} or {@code right}).
+     */
+    private static final String COLUMNS = """
+            const grid = document.getElementById('exclusive-console-grid');
+            if (!grid) { return null; }
+            const root = grid.shadowRoot;
+            const header = [...root.querySelectorAll('thead tr')].filter(tr => !tr.hidden).pop();
+            const row = [...root.querySelectorAll('#items tr')]
+                .find(tr => !tr.hidden && [...tr.querySelectorAll('td')].some(td => td.innerText !== ''
+                    || (td.querySelector('slot') && td.querySelector('slot').assignedElements()[0]
+                        && td.querySelector('slot').assignedElements()[0].innerText.trim() !== '')));
+            if (!header || !row) { return null; }
+            const content = cell => {
+                const slot = cell.querySelector('slot');
+                return slot && slot.assignedElements()[0];
+            };
+            const shown = element => {
+                if (!element) { return null; }
+                const inner = element.firstElementChild;
+                if (inner) { return inner.getBoundingClientRect(); }
+                const range = document.createRange();
+                range.selectNodeContents(element);
+                const box = range.getBoundingClientRect();
+                return box.width > 0 ? box : null;
+            };
+            const headerCells = [...header.querySelectorAll('th')];
+            const bodyCells = [...row.querySelectorAll('td')];
+            const columns = headerCells.map((th, i) => {
+                const td = bodyCells[i];
+                const h = th.getBoundingClientRect();
+                const b = td.getBoundingClientRect();
+                const hs = shown(content(th));
+                const bs = shown(content(td));
+                return {
+                    header: content(th) ? content(th).innerText.trim() : '',
+                    body: content(td) ? content(td).innerText.trim() : '',
+                    headerLeft: h.left, headerRight: h.right, cellLeft: b.left, cellRight: b.right,
+                    headerShownLeft: hs ? hs.left : null, headerShownRight: hs ? hs.right : null,
+                    bodyShownLeft: bs ? bs.left : null, bodyShownRight: bs ? bs.right : null,
+                    end: getComputedStyle(content(td) || td).textAlign === 'end'
+                        || getComputedStyle(content(td) || td).textAlign === 'right'
+                };
+            });
+            return {
+                viewport: document.documentElement.clientWidth,
+                overflow: grid.getAttribute('overflow') || '',
+                columns
+            };
+            """;
+
     private final ChromeDriver driver;
 
     private Browser(ChromeDriver driver) {
@@ -133,6 +186,30 @@ final class Browser implements AutoCloseable {
 
     List<WebElement> all(By locator) {
         return driver.findElements(locator);
+    }
+
+    /** Sets the size of the page's viewport (the headless window has no frame), in CSS px. */
+    void viewport(int width, int height) {
+        driver.manage().window().setSize(new org.openqa.selenium.Dimension(width, height));
+        Object inner = driver.executeScript("return [window.innerWidth, window.innerHeight]");
+        @SuppressWarnings("unchecked")
+        List<Number> size = (List<Number>) inner;
+        int extraWidth = width - size.get(0).intValue();
+        int extraHeight = height - size.get(1).intValue();
+        if (extraWidth != 0 || extraHeight != 0) {
+            driver.manage()
+                    .window()
+                    .setSize(new org.openqa.selenium.Dimension(width + extraWidth, height + extraHeight));
+        }
+    }
+
+    /**
+     * @return where the grid's header cells and its first row's cells are, or {@code null} while the grid shows no
+     *     row; see {@link #COLUMNS}
+     */
+    @SuppressWarnings("unchecked")
+    java.util.Map<String, Object> columns() {
+        return (java.util.Map<String, Object>) driver.executeScript(COLUMNS);
     }
 
     /** @return the texts of the notifications on screen, joined */

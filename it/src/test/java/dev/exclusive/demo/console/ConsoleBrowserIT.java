@@ -16,11 +16,13 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.assertj.core.data.Offset;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -169,15 +171,21 @@ class ConsoleBrowserIT {
         }
     }
 
-    /** The console with a few locks held, for the README (docs/console.png); last, so that its locks bother no one. */
+    /**
+     * The console with a few locks held, 1024 px wide, for the README (docs/console.png): every header sits over its
+     * column (the cells share their edges, and a header's label starts where the column's text starts, or ends where
+     * it ends for the right-aligned columns), and every column, the force-release button included, is on screen
+     * without scrolling. Last, so that its locks bother no one.
+     */
     @Test
     @Order(4)
-    void showsEveryLockHeldByTheDemoJobs() throws Exception {
+    void at1024PxEveryHeaderSitsOverItsColumnAndNothingIsOffScreen() throws Exception {
         List<CompletableFuture<HttpResponse<String>>> jobs = List.of(
                 post("api/reports/daily?seconds=20"),
                 post("api/exports/manual?seconds=20"),
                 post("api/imports/users?seconds=20"));
         try (Browser browser = Browser.start()) {
+            browser.viewport(1024, 640);
             browser.openAs("admin", "admin", base, "exclusive");
 
             browser.await(
@@ -185,7 +193,36 @@ class ConsoleBrowserIT {
                     page -> browser.row(Deployments.SHARED_PREFIX + "reports:daily") != null
                             && browser.row(Deployments.SHARED_PREFIX + "exports:manual") != null
                             && browser.row(IMPORTS) != null);
+            Map<String, Object> layout = browser.await(PAGE, page -> browser.columns());
             Path shot = browser.screenshot("console");
+
+            assertThat(((Number) layout.get("viewport")).intValue())
+                    .as("viewport width")
+                    .isEqualTo(1024);
+            assertThat((String) layout.get("overflow"))
+                    .as("the grid scrolls sideways: some column is off screen")
+                    .doesNotContain("left")
+                    .doesNotContain("right");
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> columns = (List<Map<String, Object>>) layout.get("columns");
+            assertThat(columns).hasSize(9);
+            for (Map<String, Object> column : columns) {
+                String name = column.get("header") + " / " + column.get("body");
+                assertThat(px(column, "cellLeft"))
+                        .as("left edge of %s", name)
+                        .isCloseTo(px(column, "headerLeft"), ALIGNED);
+                assertThat(px(column, "cellRight"))
+                        .as("right edge of %s", name)
+                        .isCloseTo(px(column, "headerRight"), ALIGNED);
+                assertThat(px(column, "cellRight")).as("%s on screen", name).isLessThanOrEqualTo(1024);
+                if (column.get("headerShownLeft") == null) {
+                    continue; // the actions column has no header
+                }
+                String edge = Boolean.TRUE.equals(column.get("end")) ? "Right" : "Left";
+                assertThat(px(column, "bodyShown" + edge))
+                        .as("%s: the header's label and the column's text, %s edge", name, edge.toLowerCase())
+                        .isCloseTo(px(column, "headerShown" + edge), ALIGNED);
+            }
 
             assertThat(browser.row(Deployments.SHARED_PREFIX + "exports:manual").get(3))
                     .isEqualTo("ManualExport#run");
@@ -195,6 +232,13 @@ class ConsoleBrowserIT {
         } finally {
             finish(jobs);
         }
+    }
+
+    /** How far apart, in CSS px, two edges that line up may be: rounding of fractional layout positions. */
+    private static final Offset<Double> ALIGNED = Offset.offset(1.5);
+
+    private static double px(Map<String, Object> column, String key) {
+        return ((Number) column.get(key)).doubleValue();
     }
 
     /** Lets the demo requests end before the WAR is undeployed, which waits for running requests. */

@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Tells open consoles that a lock changed in this JVM, so that they refresh at once instead of at their next
@@ -47,6 +48,7 @@ public class ConsoleUpdates {
 
     private final Set<Runnable> subscribers = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final AtomicLong delivered = new AtomicLong();
     private final ThreadFactory threads;
     private ScheduledThreadPoolExecutor deliveries;
     private boolean closed;
@@ -100,8 +102,17 @@ public class ConsoleUpdates {
         }
     }
 
+    /**
+     * @return how many times the subscribers have been told of changes so far; it moves before they are told, so a
+     *     listing read before the move is older than the change
+     */
+    public long changesDelivered() {
+        return delivered.get();
+    }
+
     private void deliver() {
         scheduled.set(false);
+        delivered.incrementAndGet();
         for (Runnable subscriber : subscribers) {
             try {
                 subscriber.run();
