@@ -42,7 +42,9 @@ START_TIMEOUT=${CHECK_DOCS_START_TIMEOUT:-300}
 TIMEOUT=${CHECK_DOCS_TIMEOUT:-1200}
 WORK=$(mktemp -d /tmp/check-docs.XXXXXX)
 FAILURES=$WORK/failures
-RAN=$WORK/ran # the documented commands run so far; created first, so that files newer than it are this run's
+RAN=$WORK/ran # the documented commands run so far
+STARTED=$WORK/started # made first and never written again: files newer than it are this run's
+: >"$STARTED"
 : >"$RAN"
 : >"$FAILURES"
 
@@ -527,7 +529,7 @@ if await_banner default; then
   check_banner default
   walkthrough default "$PORT" full file
   metrics
-  if [ -n "$(find it/target/liberty/wlp/usr/servers/demo/locks -type f -newer "$WORK/ran" 2>/dev/null)" ]; then
+  if [ -n "$(find it/target/liberty/wlp/usr/servers/demo/locks -type f -newer "$STARTED" 2>/dev/null)" ]; then
     ok "the file store's locks are under it/target/liberty/wlp/usr/servers/demo/locks"
   else fail "no lock files under it/target/liberty/wlp/usr/servers/demo/locks"; fi
 fi
