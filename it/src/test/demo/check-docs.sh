@@ -43,8 +43,8 @@ TIMEOUT=${CHECK_DOCS_TIMEOUT:-1200}
 WORK=$(mktemp -d /tmp/check-docs.XXXXXX)
 FAILURES=$WORK/failures
 RAN=$WORK/ran # the documented commands run so far
-STARTED=$WORK/started # made first and never written again: files newer than it are this run's
-: >"$STARTED"
+RUN_MARK=$WORK/started # made first and never written again: files newer than it are this run's
+: >"$RUN_MARK"
 : >"$RAN"
 : >"$FAILURES"
 
@@ -529,7 +529,7 @@ if await_banner default; then
   check_banner default
   walkthrough default "$PORT" full file
   metrics
-  if [ -n "$(find it/target/liberty/wlp/usr/servers/demo/locks -type f -newer "$STARTED" 2>/dev/null)" ]; then
+  if [ -n "$(find it/target/liberty/wlp/usr/servers/demo/locks -type f -newer "$RUN_MARK" 2>/dev/null)" ]; then
     ok "the file store's locks are under it/target/liberty/wlp/usr/servers/demo/locks"
   else fail "no lock files under it/target/liberty/wlp/usr/servers/demo/locks"; fi
 fi
