@@ -23,8 +23,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * The Redis servers the tests use: the shared one on 127.0.0.1:6379, and throwaway ones this module starts on
  * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops: a Cluster on 7101-7103,
  * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140, a
- * master and its replica on 7150-7151, a master, 2 replicas and 3 Sentinels on 7160-7165; and on 7500-7599 the
- * servers of the tests that measure what names cost: a Redis on 7500, a Cluster on 7501-7503.
+ * master and its replica on 7150-7151; and on 7500-7599 the servers of the scale and failover tests: a Redis on
+ * 7500, a Cluster on 7501-7503, a master, 2 replicas and 3 Sentinels on 7560-7565.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */
@@ -98,7 +98,7 @@ final class RedisServers {
     /**
      * Starts a throwaway server (daemonized, no persistence) and waits until it answers.
      *
-     * @param port  a port of this module's range 7100-7199
+     * @param port  a port of this module's ranges 7100-7199 and 7500-7599
      * @param dir   the folder for its files
      * @param extra more {@code redis-server} arguments
      */
