@@ -68,10 +68,7 @@ class RedisClusterLoadTest {
 
     @AfterAll
     static void stopCluster() throws IOException, InterruptedException {
-        for (int port : PORTS) {
-            RedisServers.stop(port);
-        }
-        RedisServers.deleteFolder(folder);
+        RedisServers.stopAll(folder, PORTS);
     }
 
     @Test
@@ -166,21 +163,15 @@ class RedisClusterLoadTest {
     private List<Process> startWorkers(String prefix) throws IOException {
         List<Process> workers = new ArrayList<>();
         for (int i = 0; i < JVMS; i++) {
-            workers.add(new ProcessBuilder(
-                            Path.of(System.getProperty("java.home"), "bin", "java")
-                                    .toString(),
-                            "-cp",
-                            System.getProperty("java.class.path"),
-                            LoadWorker.class.getName(),
-                            NODES,
-                            prefix + i + ":",
-                            Integer.toString(NAMES_PER_JVM),
-                            Integer.toString(THREADS_PER_JVM),
-                            Long.toString(TTL.toMillis()),
-                            RETENTION)
-                    .redirectErrorStream(true)
-                    .redirectOutput(logs.resolve(prefix + i + ".log").toFile())
-                    .start());
+            workers.add(RedisServers.startJvm(
+                    LoadWorker.class,
+                    logs.resolve(prefix + i + ".log"),
+                    NODES,
+                    prefix + i + ":",
+                    Integer.toString(NAMES_PER_JVM),
+                    Integer.toString(THREADS_PER_JVM),
+                    Long.toString(TTL.toMillis()),
+                    RETENTION));
         }
         return workers;
     }

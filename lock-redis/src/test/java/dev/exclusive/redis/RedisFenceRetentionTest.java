@@ -44,8 +44,7 @@ class RedisFenceRetentionTest {
 
     @AfterAll
     static void stopRedis() throws IOException, InterruptedException {
-        RedisServers.stop(PORT);
-        RedisServers.deleteFolder(folder);
+        RedisServers.stopAll(folder, PORT);
     }
 
     @Test

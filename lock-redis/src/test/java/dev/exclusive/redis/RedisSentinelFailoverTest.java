@@ -105,19 +105,13 @@ class RedisSentinelFailoverTest {
                         .fence());
             }
             Path log = folder.resolve("other-jvm.log");
-            Process other = new ProcessBuilder(
-                            Path.of(System.getProperty("java.home"), "bin", "java")
-                                    .toString(),
-                            "-cp",
-                            System.getProperty("java.class.path"),
-                            FailoverContenders.class.getName(),
-                            SENTINEL_PORTS.stream().map(String::valueOf).collect(Collectors.joining(",")),
-                            MASTER_NAME,
-                            prefix,
-                            Integer.toString(THREADS_PER_JVM))
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
+            Process other = RedisServers.startJvm(
+                    FailoverContenders.class,
+                    log,
+                    SENTINEL_PORTS.stream().map(String::valueOf).collect(Collectors.joining(",")),
+                    MASTER_NAME,
+                    prefix,
+                    Integer.toString(THREADS_PER_JVM));
             try (Writer toOther = new OutputStreamWriter(other.getOutputStream(), StandardCharsets.UTF_8)) {
                 FailoverContenders contenders = new FailoverContenders(store, prefix, "this-jvm-");
                 contenders.start(THREADS_PER_JVM);

@@ -148,6 +148,31 @@ final class RedisServers {
         }
     }
 
+    /** Stops the servers on {@code ports} and deletes their folder. */
+    static void stopAll(Path dir, int... ports) throws IOException, InterruptedException {
+        for (int port : ports) {
+            stop(port);
+        }
+        deleteFolder(dir);
+    }
+
+    /**
+     * Starts {@code main} in a JVM of its own, on this JVM's class path, with its output (and errors) to
+     * {@code log}.
+     */
+    static Process startJvm(Class<?> main, Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+    }
+
     private static boolean clusterStateOk(int port) {
         try (Jedis jedis = new Jedis(new HostAndPort(HOST, port))) {
             return jedis.clusterInfo().contains("cluster_state:ok");
