@@ -85,10 +85,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * name in use up to twice that, so that most acquisitions need not write its expiry): one hour unless
  * {@link RedisLockStoreBuilder#fenceRetention} (setting {@code retention}) says otherwise. A counter that
  * expired, or was lost (a restart without persistence, a failover that lost the last writes), starts again at the
- * Redis time in microseconds. That new fence is above every earlier one under two assumptions: the clock of the
- * Redis server that grants it does not read earlier, by more than the ttl plus the retention, than the clock that
- * granted the last fence did when it granted it (a clock stepped back, a failover to a host whose clock is
- * behind); and a name is acquired less than once per microsecond on average since its counter was created,
+ * Redis time in microseconds. That new fence is above every earlier one under two assumptions: between the last
+ * fence and the new one, the Redis clock is not set back by more than the ttl plus the retention (a clock
+ * stepped back, a failover to a host whose clock is behind), since the new one comes at least that long after the
+ * last; and a name is acquired less than once per microsecond on average since its counter was created,
  * which a Redis node, running scripts one at a time at a few microseconds each, cannot exceed. A counter lost
  * in a failover that dropped the last writes is covered only by the first, with the replica's clock. The
  * retention thus trades memory (one counter of about 150 bytes per name used within the last ttl + retention)
