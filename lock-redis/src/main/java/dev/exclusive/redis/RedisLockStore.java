@@ -80,12 +80,19 @@ import redis.clients.jedis.exceptions.JedisException;
  * instance cannot take a lock a new one holds, and its waiters wake by re-checking, not by message.
  *
  * <p>Fences. A fence is greater than every fence granted for the name before, across releases, expiries and
- * stores, as long as the name's counter is kept: its expiry is pushed out on every acquisition and extension
- * to at least the end of the lease plus the retention (at most twice that, so that most acquisitions need not
- * write it), 24 hours unless {@link RedisLockStoreBuilder#fenceRetention} says otherwise, so a million one-off
- * names leave nothing behind a few days later. After that, or when the counter is lost (a restart without
- * persistence, a failover that lost the last writes), fences still increase as long as the Redis server's clock
- * has moved forward past the last fence, since a new counter starts at the Redis time in microseconds.
+ * stores. While the name's counter is kept, {@code INCR} sees to it. The counter is kept the ttl plus the
+ * retention after the acquisition or extension that created or last used it (a one-off name exactly that long; a
+ * name in use up to twice that, so that most acquisitions need not write its expiry): one hour unless
+ * {@link RedisLockStoreBuilder#fenceRetention} (setting {@code retention}) says otherwise. A counter that
+ * expired, or was lost (a restart without persistence, a failover that lost the last writes), starts again at the
+ * Redis time in microseconds. That new fence is above every earlier one under two assumptions: between the last
+ * fence and the new one, the Redis clock is not set back by more than the ttl plus the retention (a clock
+ * stepped back, a failover to a host whose clock is behind), since the new one comes at least that long after the
+ * last; and a name is acquired less than once per microsecond on average since its counter was created,
+ * which a Redis node, running scripts one at a time at a few microseconds each, cannot exceed. A counter lost
+ * in a failover that dropped the last writes is covered only by the first, with the replica's clock. The
+ * retention thus trades memory (one counter of about 150 bytes per name used within the last ttl + retention)
+ * against the clock step back it tolerates.
  *
  * <p>Durability. A lock is exactly as durable as Redis's data: a lock held when Redis restarts without
  * persistence (or fails over before the write reached a replica) is gone, and another caller may acquire it.
@@ -146,8 +153,11 @@ public final class RedisLockStore implements LockStore {
     /** Default number of pooled connections for commands (per node in Cluster); the subscriber takes one more. */
     public static final int DEFAULT_POOL_SIZE = 16;
 
-    /** How long a name's fence counter is kept after its last lease ends, unless the builder says otherwise. */
-    public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(24);
+    /**
+     * How long a name's fence counter is kept after its last lease ends, unless the builder says otherwise: an
+     * hour, well above the largest step ntpd makes on a running host (1,000 s, its panic threshold).
+     */
+    public static final Duration DEFAULT_FENCE_RETENTION = Duration.ofHours(1);
 
     private static final WaitPolicy WAIT_POLICY = WaitPolicy.backoff(Duration.ofMillis(100), Duration.ofSeconds(1));
 

@@ -45,9 +45,12 @@ public final class RedisLockStoreBuilder {
     RedisLockStoreBuilder() {}
 
     /**
-     * @param retention how long a name's fence counter is kept at least after its last lease ends (at most
-     *                  about twice as long, so that most acquisitions need not push its expiry out); at least
-     *                  1 ms. Fences strictly increase within it whatever the clocks do (see {@link RedisLockStore}).
+     * @param retention how long a name's fence counter is kept at least after its last lease ends (for a name in
+     *                  use up to about twice as long, so that most acquisitions need not push its expiry out); at
+     *                  least 1 ms; default {@link RedisLockStore#DEFAULT_FENCE_RETENTION one hour}. Each name used
+     *                  within the last ttl + retention keeps one key of about 150 bytes. Fences keep increasing
+     *                  after the counter expired as long as the Redis clock does not step back by more than the
+     *                  ttl plus the retention (see {@link RedisLockStore}).
      * @return this builder
      */
     public RedisLockStoreBuilder fenceRetention(Duration retention) {

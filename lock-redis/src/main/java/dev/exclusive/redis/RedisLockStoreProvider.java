@@ -38,6 +38,9 @@ import redis.clients.jedis.util.JedisURIHelper;
  * <li>{@code min-replicas}: replicas that must confirm each acquisition and extension ({@code WAIT}), default 0;
  * {@code replica-timeout}: how long to wait for them, default 50 ms. Too few in time: the call fails with
  * {@code LockStoreUnavailableException} (an acquisition is released again first).</li>
+ * <li>{@code retention}: how long a name's fence counter is kept after its last lease, default {@code 1h}, at
+ * least 1 s. Fences keep increasing after it as long as the Redis clock does not step back by more than the ttl
+ * plus the retention; each name used within that time keeps one key of about 150 bytes.</li>
  * </ul>
  * Unknown keys are rejected, naming the key. No value of {@code url}, {@code password} or any key ending in
  * {@code password} ever appears in a message, a log line or a {@code toString}: a URL is shown as
@@ -56,7 +59,8 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
             "socket-timeout",
             "pool-size",
             "min-replicas",
-            "replica-timeout"));
+            "replica-timeout",
+            "retention"));
 
     /** The fix for a URL that a password broke, the usual cause of a malformed Redis URL. */
     private static final String ENCODE_PASSWORD = "a password in a url must be percent-encoded (# as %23, @ as %40,"
@@ -127,6 +131,8 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
         settings.text("min-replicas").ifPresent(replicas -> builder.minReplicas(minReplicas(settings, replicas)));
         settings.duration("replica-timeout", Duration.ofMillis(1), Duration.ofMinutes(10))
                 .ifPresent(builder::replicaTimeout);
+        settings.duration("retention", Duration.ofSeconds(1), Duration.ofDays(36_500))
+                .ifPresent(builder::fenceRetention);
         return builder.build();
     }
 

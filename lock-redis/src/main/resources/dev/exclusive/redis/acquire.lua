@@ -7,7 +7,9 @@
 -- ARGV[3]  the lease in milliseconds: the ttl plus 2 ms of slack (Redis counts whole milliseconds from a
 --          truncated clock, and a lease in its last millisecond counts as expired, so without the slack the key
 --          could end up to 2 ms before the holder's own estimate: start of its call + ttl)
--- ARGV[4]  ttl + fence retention in milliseconds: the least time the counter is kept after this call
+-- ARGV[4]  ttl + fence retention in milliseconds: the least time the counter is kept after this call. A new
+--          counter is kept exactly that long; a used one is pushed out to twice that when it would end sooner,
+--          so that most acquisitions of a busy name need not write its expiry
 --
 -- Returns the fence (an integer) when acquired; {remaining ms} when another owner holds it (-1 for a key without
 -- expiry); {fence, elapsed ms since that hold began} when ARGV[1] itself already holds a live lease (a client
@@ -54,7 +56,7 @@ local fence = redis.call('INCR', KEYS[2])
 if fence == 1 then
     local time = redis.call('TIME')
     fence = math.max(2, tonumber(time[1]) * 1000000 + tonumber(time[2]))
-    redis.call('SET', KEYS[2], string.format('%d', fence), 'PX', string.format('%d', 2 * tonumber(ARGV[4])))
+    redis.call('SET', KEYS[2], string.format('%d', fence), 'PX', ARGV[4]) -- a one-off name is kept no longer
 elseif redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then
     redis.call('PEXPIRE', KEYS[2], string.format('%d', 2 * tonumber(ARGV[4])))
 end

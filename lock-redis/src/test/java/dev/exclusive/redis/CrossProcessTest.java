@@ -34,19 +34,13 @@ class CrossProcessTest {
         String counterKey = run + ":counter";
         List<Process> workers = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            workers.add(new ProcessBuilder(
-                            Path.of(System.getProperty("java.home"), "bin", "java")
-                                    .toString(),
-                            "-cp",
-                            System.getProperty("java.class.path"),
-                            CounterWorker.class.getName(),
-                            RedisServers.SHARED_URL,
-                            run + ":lock",
-                            counterKey,
-                            Integer.toString(ROUNDS))
-                    .redirectErrorStream(true)
-                    .redirectOutput(folder.resolve("worker-" + i + ".log").toFile())
-                    .start());
+            workers.add(RedisServers.startJvm(
+                    CounterWorker.class,
+                    folder.resolve("worker-" + i + ".log"),
+                    RedisServers.SHARED_URL,
+                    run + ":lock",
+                    counterKey,
+                    Integer.toString(ROUNDS)));
         }
         try {
             for (int i = 0; i < workers.size(); i++) {

@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.Lock;
 import dev.exclusive.LockConfigurationException;
+import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -82,6 +84,22 @@ class RedisLockStoreProviderTest {
         assertKey("min-replicas", Map.of("url", "redis://localhost", "min-replicas", "-1"));
         assertKey("min-replicas", Map.of("url", "redis://localhost", "min-replicas", "one"));
         assertKey("replica-timeout", Map.of("url", "redis://localhost", "replica-timeout", "0ms"));
+        assertKey("retention", Map.of("url", "redis://localhost", "retention", "500ms"));
+    }
+
+    @Test
+    void retentionSetsHowLongAFenceCounterOutlivesTheLease() {
+        RedisServers.requireSharedRedis();
+        String name = RedisServers.uniquePrefix("retention") + "x";
+        try (RedisLockStore store = (RedisLockStore) new RedisLockStoreProvider()
+                .create("shared", Map.of("url", RedisServers.SHARED_URL, "retention", "5s"))) {
+            assertTrue(
+                    store.tryAcquire(name, "alice", new LockHolder("provider-test", "main", ""), Duration.ofSeconds(1))
+                            .acquired());
+            assertTrue(store.release(name, "alice"));
+            long kept = store.client().pttl(RedisKeys.fenceKey(name));
+            assertTrue(kept > 5_000 && kept <= 6_000, "the ttl plus 5 s: " + kept + " ms");
+        }
     }
 
     @Test

@@ -4,20 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.LockHolder;
-import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,24 +27,22 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /**
- * A Sentinel failover under load: a master (7160), 2 replicas (7161, 7165) and 3 Sentinels (7162-7164) on
+ * A Sentinel failover under load: a master (7560), 2 replicas (7561, 7565) and 3 Sentinels (7562-7564) on
  * loopback, started by the test. Two replicas, because with {@code min-replicas=1} the promoted master needs one
- * of its own to grant anything. With {@code min-replicas=1}, locks are held and 8 threads contend for them and churn other
- * names when the master is killed with SIGKILL. Every call answers within the timeouts (never hangs), the store
- * follows the promoted replica by itself, and no lock acquired before the kill goes to a second holder before its
+ * of its own to grant anything. With {@code min-replicas=1}, locks are held and 8 threads in 2 JVMs (this one and
+ * a {@link FailoverContenders} process) contend for them and churn other names when the master is killed with
+ * SIGKILL. Every call answers within the timeouts (never hangs), the stores of both JVMs follow the promoted
+ * replica by themselves, and no lock acquired before the kill goes to a second holder, in either JVM, before its
  * ttl.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RedisSentinelFailoverTest {
 
-    private static final int MASTER_PORT = 7160;
-    private static final List<Integer> REPLICA_PORTS = List.of(7161, 7165);
-    private static final List<Integer> SENTINEL_PORTS = List.of(7162, 7163, 7164);
+    private static final int MASTER_PORT = 7560;
+    private static final List<Integer> REPLICA_PORTS = List.of(7561, 7565);
+    private static final List<Integer> SENTINEL_PORTS = List.of(7562, 7563, 7564);
     private static final String MASTER_NAME = "exclusive-failover";
-    private static final Duration TIMEOUT = Duration.ofMillis(500);
-    private static final Duration REPLICA_TIMEOUT = Duration.ofMillis(500);
-    private static final int HELD = 4;
-    private static final int THREADS = 8;
+    private static final int THREADS_PER_JVM = 4;
     private static final LockHolder HOLDER = new LockHolder("failover-test", "main", "");
 
     private static Path folder;
@@ -96,139 +95,107 @@ class RedisSentinelFailoverTest {
     }
 
     @Test
-    void killingTheMasterFailsCallsWithinTheTimeoutsAndNoHeldLockGetsASecondHolder() throws Exception {
+    void killingTheMasterFailsCallsWithinTheTimeoutsAndNoHeldLockGetsASecondHolderInEitherJvm() throws Exception {
         String prefix = RedisServers.uniquePrefix("failover");
-        Duration ttl = Duration.ofSeconds(60);
-        try (RedisLockStore store = RedisLockStore.builder()
-                .sentinel(
-                        MASTER_NAME,
-                        SENTINEL_PORTS.stream()
-                                .map(port -> new HostAndPort(RedisServers.HOST, port))
-                                .toList())
-                .storeName("failover")
-                .connectTimeout(TIMEOUT)
-                .socketTimeout(TIMEOUT)
-                .minReplicas(1)
-                .replicaTimeout(REPLICA_TIMEOUT)
-                .fenceRetention(Duration.ofMinutes(5))
-                .build()) {
+        try (RedisLockStore store = FailoverContenders.store(SENTINEL_PORTS, MASTER_NAME)) {
             List<Long> fences = new ArrayList<>();
-            for (int i = 0; i < HELD; i++) {
-                fences.add(
-                        ((Acquisition.Acquired) store.tryAcquire(prefix + "held:" + i, "first", HOLDER, ttl)).fence());
+            for (int i = 0; i < FailoverContenders.HELD; i++) {
+                fences.add(((Acquisition.Acquired)
+                                store.tryAcquire(prefix + "held:" + i, "first", HOLDER, FailoverContenders.TTL))
+                        .fence());
             }
-            Contenders contenders = new Contenders(store, prefix, ttl);
-            contenders.start();
-            RedisServers.awaitTrue(
-                    () -> contenders.churned.get() >= 20, Duration.ofSeconds(10), "the contenders to get going");
+            Path log = folder.resolve("other-jvm.log");
+            Process other = RedisServers.startJvm(
+                    FailoverContenders.class,
+                    log,
+                    SENTINEL_PORTS.stream().map(String::valueOf).collect(Collectors.joining(",")),
+                    MASTER_NAME,
+                    prefix,
+                    Integer.toString(THREADS_PER_JVM));
+            try (Writer toOther = new OutputStreamWriter(other.getOutputStream(), StandardCharsets.UTF_8)) {
+                FailoverContenders contenders = new FailoverContenders(store, prefix, "this-jvm-");
+                contenders.start(THREADS_PER_JVM);
+                RedisServers.awaitTrue(
+                        () -> contenders.churned.get() >= 20 && logHas(log, "started"),
+                        Duration.ofSeconds(20),
+                        "the contenders of both JVMs to get going");
 
-            long killed = System.nanoTime();
-            ProcessHandle.of(processId(MASTER_PORT)).orElseThrow().destroyForcibly(); // SIGKILL
-            int churnedAtKill = contenders.churned.get();
-            RedisServers.awaitTrue(
-                    () -> contenders.churned.get() > churnedAtKill + 20,
-                    Duration.ofSeconds(30),
-                    "the store to work again on the promoted replica");
-            long recoveredMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-            contenders.stop();
-            System.out.printf(
-                    "Sentinel failover: the store worked again %d ms after SIGKILL; slowest call %d ms; %d calls"
-                            + " unavailable; %d names taken and freed%n",
-                    recoveredMillis, contenders.slowest.get(), contenders.unavailable.get(), contenders.churned.get());
+                long killed = System.nanoTime();
+                ProcessHandle.of(Long.parseLong(RedisInfo.field(MASTER_PORT, "server", "process_id")))
+                        .orElseThrow()
+                        .destroyForcibly(); // SIGKILL
+                toOther.write("killed\n");
+                toOther.flush();
+                int churnedAtKill = contenders.churned.get();
+                RedisServers.awaitTrue(
+                        () -> contenders.churned.get() > churnedAtKill + 20 && logHas(log, "recovered"),
+                        Duration.ofSeconds(30),
+                        "the stores of both JVMs to work again on the promoted replica");
+                long recoveredMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+                contenders.stop();
+                toOther.write("stop\n");
+                toOther.flush();
+                assertTrue(other.waitFor(20, TimeUnit.SECONDS), "the other JVM ended");
+                String summary = Files.readString(log)
+                        .lines()
+                        .filter(line -> line.startsWith("churnedAtKill="))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no summary from the other JVM: " + readQuietly(log)));
+                long otherSlowest = figure(summary, "slowest");
+                System.out.printf(
+                        "Sentinel failover, 2 JVMs x %d threads: both worked again %d ms after SIGKILL; this JVM:"
+                                + " slowest call %d ms, %d calls unavailable, %d names taken and freed; the other: %s%n",
+                        THREADS_PER_JVM,
+                        recoveredMillis,
+                        contenders.slowest.get(),
+                        contenders.unavailable.get(),
+                        contenders.churned.get(),
+                        summary);
 
-            assertTrue(contenders.unexpected.isEmpty(), "only acquired, busy or unavailable: " + contenders.unexpected);
-            assertEquals(List.of(), contenders.secondHolders, "a lock held since before the kill went to another");
-            long bound = TIMEOUT.toMillis() * 3 + REPLICA_TIMEOUT.toMillis() + 1_000;
-            assertTrue(
-                    contenders.slowest.get() <= bound,
-                    "the slowest call took " + contenders.slowest + " ms; bound " + bound + " ms (recovered after "
-                            + recoveredMillis + " ms, " + contenders.unavailable + " calls unavailable)");
-            assertTrue(REPLICA_PORTS.stream().anyMatch(RedisSentinelFailoverTest::isMaster), "a replica was promoted");
-            for (int i = 0; i < HELD; i++) {
-                LockEntry entry = store.inspect(prefix + "held:" + i).orElseThrow();
-                assertEquals("first", entry.owner(), "still held by its first holder after the failover");
-                assertEquals(fences.get(i), entry.fence());
+                assertEquals(0, other.exitValue(), "the other JVM failed: " + readQuietly(log));
+                assertTrue(
+                        contenders.unexpected.isEmpty(),
+                        "only acquired, busy or unavailable: " + contenders.unexpected);
+                assertEquals(List.of(), contenders.secondHolders, "a lock held since before the kill went to another");
+                assertEquals(0, figure(summary, "second"), "the other JVM got a lock held since before the kill");
+                assertEquals(0, figure(summary, "unexpected"), "the other JVM: only acquired, busy or unavailable");
+                long bound = FailoverContenders.TIMEOUT.toMillis() * 3
+                        + FailoverContenders.REPLICA_TIMEOUT.toMillis()
+                        + 1_000;
+                assertTrue(
+                        contenders.slowest.get() <= bound && otherSlowest <= bound,
+                        "the slowest calls took " + contenders.slowest + " and " + otherSlowest + " ms; bound " + bound
+                                + " ms (recovered after " + recoveredMillis + " ms)");
+                assertTrue(
+                        REPLICA_PORTS.stream().anyMatch(RedisSentinelFailoverTest::isMaster), "a replica was promoted");
+                for (int i = 0; i < FailoverContenders.HELD; i++) {
+                    LockEntry entry = store.inspect(prefix + "held:" + i).orElseThrow();
+                    assertEquals("first", entry.owner(), "still held by its first holder after the failover");
+                    assertEquals(fences.get(i), entry.fence());
+                }
+            } finally {
+                other.destroyForcibly();
             }
         }
     }
 
-    /** 8 threads: each tries a held lock (never granted before its ttl), then takes and frees a name of its own. */
-    private static final class Contenders {
-        final AtomicInteger churned = new AtomicInteger();
-        final AtomicInteger unavailable = new AtomicInteger();
-        final AtomicLong slowest = new AtomicLong();
-        final List<String> secondHolders = Collections.synchronizedList(new ArrayList<>());
-        final List<Throwable> unexpected = Collections.synchronizedList(new ArrayList<>());
-        private final AtomicBoolean running = new AtomicBoolean(true);
-        private final List<Thread> threads = new ArrayList<>();
-        private final RedisLockStore store;
-        private final String prefix;
-        private final Duration ttl;
+    private static boolean logHas(Path log, String line) {
+        return readQuietly(log).lines().anyMatch(line::equals);
+    }
 
-        Contenders(RedisLockStore store, String prefix, Duration ttl) {
-            this.store = store;
-            this.prefix = prefix;
-            this.ttl = ttl;
-        }
-
-        void start() {
-            for (int t = 0; t < THREADS; t++) {
-                String owner = "contender-" + t;
-                String held = prefix + "held:" + (t % HELD);
-                String own = prefix + "own:" + t;
-                Thread thread = new Thread(() -> contend(owner, held, own), owner);
-                thread.setDaemon(true);
-                thread.start();
-                threads.add(thread);
-            }
-        }
-
-        void stop() throws InterruptedException {
-            running.set(false);
-            for (Thread thread : threads) {
-                thread.join(10_000);
-                assertTrue(!thread.isAlive(), thread.getName() + " ended: no call hangs");
-            }
-        }
-
-        private void contend(String owner, String held, String own) {
-            while (running.get()) {
-                timed(() -> {
-                    if (store.tryAcquire(held, owner, HOLDER, ttl).acquired()) {
-                        secondHolders.add(held + " by " + owner);
-                    }
-                });
-                timed(() -> {
-                    if (store.tryAcquire(own, owner, HOLDER, ttl).acquired() && store.release(own, owner)) {
-                        churned.incrementAndGet();
-                    }
-                });
-            }
-        }
-
-        private void timed(Runnable call) {
-            long began = System.nanoTime();
-            try {
-                call.run();
-            } catch (LockStoreUnavailableException e) {
-                unavailable.incrementAndGet();
-            } catch (RuntimeException e) {
-                unexpected.add(e);
-            }
-            slowest.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began), Math::max);
+    private static String readQuietly(Path log) {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
         }
     }
 
-    private static long processId(int port) {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-            String info = jedis.info("server");
-            return info.lines()
-                    .filter(line -> line.startsWith("process_id:"))
-                    .map(line -> Long.parseLong(
-                            line.substring("process_id:".length()).strip()))
-                    .findFirst()
-                    .orElseThrow();
-        }
+    /** @return the number after {@code name=} in a summary line of the other JVM */
+    private static long figure(String summary, String name) {
+        Matcher matcher = Pattern.compile("\\b" + name + "=(\\d+)").matcher(summary);
+        assertTrue(matcher.find(), name + " in " + summary);
+        return Long.parseLong(matcher.group(1));
     }
 
     private static boolean isMaster(int port) {

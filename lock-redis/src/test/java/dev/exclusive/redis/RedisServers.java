@@ -23,7 +23,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * The Redis servers the tests use: the shared one on 127.0.0.1:6379, and throwaway ones this module starts on
  * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops: a Cluster on 7101-7103,
  * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140, a
- * master and its replica on 7150-7151, a master, 2 replicas and 3 Sentinels on 7160-7165.
+ * master and its replica on 7150-7151; and on 7500-7599 the servers of the scale and failover tests: a Redis on
+ * 7500, a Cluster on 7501-7503, a master, 2 replicas and 3 Sentinels on 7560-7565.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */
@@ -97,7 +98,7 @@ final class RedisServers {
     /**
      * Starts a throwaway server (daemonized, no persistence) and waits until it answers.
      *
-     * @param port  a port of this module's range 7100-7199
+     * @param port  a port of this module's ranges 7100-7199 and 7500-7599
      * @param dir   the folder for its files
      * @param extra more {@code redis-server} arguments
      */
@@ -122,6 +123,62 @@ final class RedisServers {
         command.addAll(List.of(extra));
         run(command);
         awaitTrue(() -> answers(port), Duration.ofSeconds(10), "redis-server on port " + port + " to answer");
+    }
+
+    /**
+     * Starts a Redis Cluster of masters only, one per port, with the slots split into equal ranges in port order
+     * ({@code redis-cli --cluster create}), and waits until every node reports {@code cluster_state:ok}.
+     */
+    static void startCluster(Path dir, int... ports) throws IOException, InterruptedException {
+        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        for (int port : ports) {
+            start(
+                    port,
+                    dir,
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    dir.resolve("nodes-" + port + ".conf").toString());
+            create.add(HOST + ":" + port);
+        }
+        create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        run(create);
+        for (int port : ports) {
+            awaitTrue(() -> clusterStateOk(port), Duration.ofSeconds(30), "cluster_state:ok on port " + port);
+        }
+    }
+
+    /** Stops the servers on {@code ports} and deletes their folder. */
+    static void stopAll(Path dir, int... ports) throws IOException, InterruptedException {
+        for (int port : ports) {
+            stop(port);
+        }
+        deleteFolder(dir);
+    }
+
+    /**
+     * Starts {@code main} in a JVM of its own, on this JVM's class path, with its output (and errors) to
+     * {@code log}.
+     */
+    static Process startJvm(Class<?> main, Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+    }
+
+    private static boolean clusterStateOk(int port) {
+        try (Jedis jedis = new Jedis(new HostAndPort(HOST, port))) {
+            return jedis.clusterInfo().contains("cluster_state:ok");
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** Stops a throwaway server without saving; nothing happens if none runs there. */
