@@ -163,6 +163,11 @@ public final class RedisLockStore implements LockStore {
     private final RedisLister lister;
     private final LocalSignals signals = new LocalSignals();
     private final ReleaseSubscriber subscriber;
+    /** On a Cluster client of the store's own: the sharded subscriber, used once the nodes prove to run 7+. */
+    private final ShardedReleaseSubscriber shards;
+    /** Whether releases go by sharded pub/sub; {@code null} until the first release or wait asks the server. */
+    private volatile Boolean sharded;
+
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Replication replication;
 
@@ -184,7 +189,8 @@ public final class RedisLockStore implements LockStore {
             String storeName,
             Duration fenceRetention,
             ThreadFactory threads,
-            Replication replication) {
+            Replication replication,
+            boolean shardedReleases) {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.replication = Objects.requireNonNull(replication, "replication");
         this.client = topology.client();
@@ -194,6 +200,15 @@ public final class RedisLockStore implements LockStore {
         this.lister = new RedisLister(topology);
         this.subscriber = new ReleaseSubscriber(
                 topology, signals, storeName, NamedThreads.of(threads, "exclusive-redis-subscriber-" + storeName));
+        this.shards = shardedReleases && client instanceof RedisClusterClient cluster
+                ? new ShardedReleaseSubscriber(
+                        cluster,
+                        signals,
+                        storeName,
+                        NamedThreads.of(threads, "exclusive-redis-shard-subscriber-" + storeName),
+                        topology.secrets())
+                : null;
+        this.sharded = shards == null ? Boolean.FALSE : null;
     }
 
     /**
@@ -248,7 +263,7 @@ public final class RedisLockStore implements LockStore {
      */
     public static RedisLockStore using(UnifiedJedis client, String storeName, ThreadFactory threads) {
         return new RedisLockStore(
-                RedisTopology.of(client), storeName, DEFAULT_FENCE_RETENTION, threads, Replication.NONE);
+                RedisTopology.of(client), storeName, DEFAULT_FENCE_RETENTION, threads, Replication.NONE, true);
     }
 
     /** @return a builder for standalone, Sentinel and Cluster stores with explicit timeouts */
@@ -277,7 +292,7 @@ public final class RedisLockStore implements LockStore {
                                 () -> RedisScript.RELEASE.run(
                                         connection,
                                         List.of(keys.get(0)),
-                                        List.of(RedisKeys.ownerField(owner), instance)));
+                                        releaseArgs(name, RedisKeys.ownerField(owner), instance)));
                         return RedisReplies.acquisition(reply, clock.millisAt(arrived, () -> redisTime(name)), ttl);
                     }));
         }
@@ -297,7 +312,9 @@ public final class RedisLockStore implements LockStore {
                 name,
                 "release",
                 () -> RedisScript.RELEASE.run(
-                        client, List.of(RedisKeys.lockKey(name)), List.of(RedisKeys.ownerField(owner), instance))));
+                        client,
+                        List.of(RedisKeys.lockKey(name)),
+                        releaseArgs(name, RedisKeys.ownerField(owner), instance))));
         if (released) {
             signals.signal(name); // this JVM's waiters; the script published only for other instances'
         }
@@ -318,7 +335,7 @@ public final class RedisLockStore implements LockStore {
                 () -> RedisScript.RELEASE_AFTER.run(
                         client,
                         List.of(RedisKeys.lockKey(name)),
-                        List.of(RedisKeys.ownerField(owner), instance, Long.toString(floor)))));
+                        releaseArgs(name, RedisKeys.ownerField(owner), instance, Long.toString(floor)))));
         if (outcome == 2) {
             signals.signal(name);
         }
@@ -330,7 +347,8 @@ public final class RedisLockStore implements LockStore {
         boolean released = RedisReplies.yes(call(
                 name,
                 "force-release",
-                () -> RedisScript.FORCE_RELEASE.run(client, List.of(RedisKeys.lockKey(name)), List.of(instance))));
+                () -> RedisScript.FORCE_RELEASE.run(
+                        client, List.of(RedisKeys.lockKey(name)), releaseArgs(name, instance))));
         if (released) {
             signals.signal(name);
         }
@@ -382,16 +400,61 @@ public final class RedisLockStore implements LockStore {
      */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        subscriber.start();
-        subscriber.watch();
-        signals.await(name, maxWait, () -> {
-            try {
-                return withInterruptFlagAside(() -> RedisReplies.yes(
-                        RedisScript.WAIT.run(client, List.of(RedisKeys.lockKey(name)), List.of(instance))));
-            } catch (JedisException e) {
-                return false; // let the caller try again at once: its next call reports the outage
-            }
-        });
+        boolean shardedReleases;
+        try {
+            shardedReleases = withInterruptFlagAside(this::sharded);
+        } catch (JedisException e) {
+            return; // let the caller try again at once: its next call reports the outage
+        }
+        if (!shardedReleases) {
+            subscriber.start();
+            subscriber.watch();
+            signals.await(name, maxWait, () -> recordWaiter(name));
+            return;
+        }
+        try (ShardedReleaseSubscriber.Registration waiting = shards.waitFor(name)) {
+            shards.watch();
+            signals.await(name, maxWait, () -> recordWaiter(name));
+        }
+    }
+
+    /** Runs {@code wait.lua}: @return whether the lock is still held (a failure answers no: try again at once) */
+    private boolean recordWaiter(String name) {
+        try {
+            return withInterruptFlagAside(() -> RedisReplies.yes(
+                    RedisScript.WAIT.run(client, List.of(RedisKeys.lockKey(name)), List.of(instance))));
+        } catch (JedisException e) {
+            return false; // let the caller try again at once: its next call reports the outage
+        }
+    }
+
+    /**
+     * Whether releases go by sharded pub/sub ({@code SPUBLISH} to the key's shard): on a Cluster client of the
+     * store's own whose nodes run Redis 7 or later, asked once ({@code INFO server} of one node); older clusters,
+     * standalone and Sentinel use {@code PUBLISH}.
+     *
+     * @throws JedisException if the version cannot be read now; the next call asks again
+     */
+    private boolean sharded() {
+        Boolean decided = sharded;
+        if (decided == null) {
+            decided = topology.serverMajorVersion() >= 7;
+            sharded = decided;
+        }
+        return decided;
+    }
+
+    /** @return {@code head} followed by the command and channel that the release scripts tell waiters on */
+    private List<String> releaseArgs(String name, String... head) {
+        List<String> args = new java.util.ArrayList<>(List.of(head));
+        if (sharded()) {
+            args.add("SPUBLISH");
+            args.add(RedisKeys.releasedChannel(name));
+        } else {
+            args.add("PUBLISH");
+            args.add(RedisKeys.RELEASED_CHANNEL);
+        }
+        return args;
     }
 
     @Override
@@ -406,6 +469,9 @@ public final class RedisLockStore implements LockStore {
             return;
         }
         subscriber.close();
+        if (shards != null) {
+            shards.close();
+        }
         signals.signalAll();
         if (topology.owned()) {
             client.close();
@@ -420,6 +486,16 @@ public final class RedisLockStore implements LockStore {
     /** @return the subscriber, for tests that wait until it listens */
     ReleaseSubscriber subscriber() {
         return subscriber;
+    }
+
+    /** @return the sharded subscriber on a Cluster client of the store's own, else {@code null}; for tests */
+    ShardedReleaseSubscriber shards() {
+        return shards;
+    }
+
+    /** @return whether releases go by sharded pub/sub, asking the server if not known yet; for tests */
+    boolean shardedReleases() {
+        return sharded();
     }
 
     /** @return the client, for tests */

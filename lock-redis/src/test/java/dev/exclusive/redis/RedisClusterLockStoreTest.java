@@ -9,8 +9,6 @@ import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +16,6 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
@@ -35,23 +31,7 @@ class RedisClusterLockStoreTest extends LockStoreContract {
     static void startCluster() throws IOException, InterruptedException {
         RedisServers.requireRedisBinaries();
         folder = Files.createTempDirectory("exclusive-redis-cluster");
-        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
-        for (int port : PORTS) {
-            RedisServers.start(
-                    port,
-                    folder,
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    folder.resolve("nodes-" + port + ".conf").toString());
-            create.add(RedisServers.HOST + ":" + port);
-        }
-        create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-        RedisServers.run(create);
-        for (int port : PORTS) {
-            RedisServers.awaitTrue(
-                    () -> clusterStateOk(port), Duration.ofSeconds(30), "cluster_state:ok on port " + port);
-        }
+        RedisServers.startCluster(folder, 0, PORTS);
     }
 
     @AfterAll
@@ -92,13 +72,5 @@ class RedisClusterLockStoreTest extends LockStoreContract {
         assertEquals(3, masters.size(), "30 names land on all three masters");
         List<LockInfo> listed = registry.liveLocks("spread:", 100);
         assertEquals(30, listed.size(), "listing scans every master");
-    }
-
-    private static boolean clusterStateOk(int port) {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-            return jedis.clusterInfo().contains("cluster_state:ok");
-        } catch (RuntimeException e) {
-            return false;
-        }
     }
 }

@@ -23,7 +23,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * The Redis servers the tests use: the shared one on 127.0.0.1:6379, and throwaway ones this module starts on
  * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops: a Cluster on 7101-7103,
  * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140, a
- * master and its replica on 7150-7151, a master, 2 replicas and 3 Sentinels on 7160-7165.
+ * master and its replica on 7150-7151, a master, 2 replicas and 3 Sentinels on 7160-7165; and on 7400-7499
+ * the sharded-release Cluster on 7401-7403 and the failover Cluster on 7411-7416.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */
@@ -122,6 +123,41 @@ final class RedisServers {
         command.addAll(List.of(extra));
         run(command);
         awaitTrue(() -> answers(port), Duration.ofSeconds(10), "redis-server on port " + port + " to answer");
+    }
+
+    /**
+     * Starts a throwaway Redis Cluster on {@code ports}: all masters when {@code replicas} is 0, else {@code redis-cli --cluster create} chooses masters and gives each {@code replicas} replicas; waits until
+     * every node reports {@code cluster_state:ok}.
+     *
+     * @param extra more {@code redis-server} arguments for every node
+     */
+    static void startCluster(Path dir, int replicas, int[] ports, String... extra)
+            throws IOException, InterruptedException {
+        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        for (int port : ports) {
+            List<String> arguments = new ArrayList<>(List.of(
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    dir.resolve("nodes-" + port + ".conf").toString()));
+            arguments.addAll(List.of(extra));
+            start(port, dir, arguments.toArray(String[]::new));
+            create.add(HOST + ":" + port);
+        }
+        create.addAll(List.of("--cluster-replicas", Integer.toString(replicas), "--cluster-yes"));
+        run(create);
+        for (int port : ports) {
+            awaitTrue(() -> clusterStateOk(port), Duration.ofSeconds(30), "cluster_state:ok on port " + port);
+        }
+    }
+
+    /** @return whether the node on {@code port} answers and reports {@code cluster_state:ok} */
+    static boolean clusterStateOk(int port) {
+        try (Jedis jedis = new Jedis(new HostAndPort(HOST, port))) {
+            return jedis.clusterInfo().contains("cluster_state:ok");
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** Stops a throwaway server without saving; nothing happens if none runs there. */
