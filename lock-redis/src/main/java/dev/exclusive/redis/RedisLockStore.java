@@ -71,7 +71,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * Expiry is decided by the Redis server alone ({@code PX}); no client clock decides anything. A script may call
  * {@code TIME} before it writes: scripts replicate by their effects (the default since Redis 5.0), so replicas
  * and the AOF receive the values written, not the script. Requires Redis 6.0 or later ({@code SET ... KEEPTTL});
- * tested on 7.0.
+ * sharded release messages need 7.0 ({@code SPUBLISH}); tested on 7.0.
  *
  * <p>Previous layout. Versions before this one kept the lease as a hash (owner, holder, acquired, fence). These
  * scripts read such a hash: it is busy for other owners, and its own owner (a restored handle) can renew,
@@ -109,6 +109,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * beyond the holder's expiry. A subscribed link that falls silent without closing (half-open TCP) is found by a
  * ping watchdog that the waiters' checks drive: pinged after 1 s of silence, dropped when the ping goes unanswered
  * for 2 s, and subscribed again on a new connection; with nobody waiting, nothing is sent.
+ * On a Cluster of Redis 7 or later (asked once, by {@code INFO server}), a release is {@code SPUBLISH}ed instead on
+ * the lock's own channel ({@code exclusive:released:{n'}}, in the lock's slot), so only the shard that owns the
+ * lock hears it, and the {@link ShardedReleaseSubscriber} subscribes the channels waited for, one connection per
+ * shard; an older Cluster, standalone and Sentinel keep {@code PUBLISH}.
  *
  * <p>Listing. {@code SCAN MATCH} with the escaped prefix (glob characters {@code * ? [ ] \} escaped), on every
  * master in Cluster; each key found is read with the inspect script, which leaves out expired locks.

@@ -123,7 +123,7 @@ class RedisSentinelFailoverTest {
                     () -> contenders.churned.get() >= 20, Duration.ofSeconds(10), "the contenders to get going");
 
             long killed = System.nanoTime();
-            ProcessHandle.of(processId(MASTER_PORT)).orElseThrow().destroyForcibly(); // SIGKILL
+            ProcessHandle.of(RedisServers.processId(MASTER_PORT)).orElseThrow().destroyForcibly(); // SIGKILL
             int churnedAtKill = contenders.churned.get();
             RedisServers.awaitTrue(
                     () -> contenders.churned.get() > churnedAtKill + 20,
@@ -216,18 +216,6 @@ class RedisSentinelFailoverTest {
                 unexpected.add(e);
             }
             slowest.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began), Math::max);
-        }
-    }
-
-    private static long processId(int port) {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-            String info = jedis.info("server");
-            return info.lines()
-                    .filter(line -> line.startsWith("process_id:"))
-                    .map(line -> Long.parseLong(
-                            line.substring("process_id:".length()).strip()))
-                    .findFirst()
-                    .orElseThrow();
         }
     }
 

@@ -160,6 +160,19 @@ final class RedisServers {
         }
     }
 
+    /** @return the process id of the server on {@code port}, for a test to kill it (SIGKILL) */
+    static long processId(int port) {
+        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
+            String info = jedis.info("server");
+            return info.lines()
+                    .filter(line -> line.startsWith("process_id:"))
+                    .map(line -> Long.parseLong(
+                            line.substring("process_id:".length()).strip()))
+                    .findFirst()
+                    .orElseThrow();
+        }
+    }
+
     /** Stops a throwaway server without saving; nothing happens if none runs there. */
     static void stop(int port) throws IOException, InterruptedException {
         if (answers(port)) {
