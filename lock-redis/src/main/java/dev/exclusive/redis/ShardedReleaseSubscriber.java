@@ -247,7 +247,19 @@ final class ShardedReleaseSubscriber {
             lock.unlock();
         }
         if (unused != null) {
-            unused.close();
+            giveBack(unused);
+        }
+    }
+
+    /**
+     * Returns a connection to its pool. A broken one is destroyed, and the pool may then fail to open a
+     * replacement for a master that is gone; that must not end the subscriber's bookkeeping.
+     */
+    private static void giveBack(Connection connection) {
+        try {
+            connection.close();
+        } catch (JedisException e) {
+            // the connection is closed; the pool's replacement is its own business
         }
     }
 
@@ -386,7 +398,7 @@ final class ShardedReleaseSubscriber {
             } catch (RuntimeException e) {
                 failure = e;
             } finally {
-                connection.close();
+                giveBack(connection);
                 ended(failure);
             }
         }

@@ -135,13 +135,7 @@ final class RedisServers {
             throws IOException, InterruptedException {
         List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
         for (int port : ports) {
-            List<String> arguments = new ArrayList<>(List.of(
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    dir.resolve("nodes-" + port + ".conf").toString()));
-            arguments.addAll(List.of(extra));
-            start(port, dir, arguments.toArray(String[]::new));
+            startClusterNode(dir, port, extra);
             create.add(HOST + ":" + port);
         }
         create.addAll(List.of("--cluster-replicas", Integer.toString(replicas), "--cluster-yes"));
@@ -149,6 +143,20 @@ final class RedisServers {
         for (int port : ports) {
             awaitTrue(() -> clusterStateOk(port), Duration.ofSeconds(30), "cluster_state:ok on port " + port);
         }
+    }
+
+    /**
+     * Starts one node of a throwaway Cluster; a node that was part of one before (its {@code nodes-<port>.conf} is
+     * in {@code dir}) joins it again, as a replica if its slots went to another.
+     */
+    static void startClusterNode(Path dir, int port, String... extra) throws IOException, InterruptedException {
+        List<String> arguments = new ArrayList<>(List.of(
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                dir.resolve("nodes-" + port + ".conf").toString()));
+        arguments.addAll(List.of(extra));
+        start(port, dir, arguments.toArray(String[]::new));
     }
 
     /** @return whether the node on {@code port} answers and reports {@code cluster_state:ok} */
