@@ -13,15 +13,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
 
 /**
  * A lost reply on Redis Cluster, for real: a one-node cluster on port 7130 announces itself at a
@@ -44,29 +41,7 @@ class RedisClusterRetryTest {
         RedisServers.requireRedisBinaries();
         folder = Files.createTempDirectory("exclusive-redis-retry");
         proxy = FaultyProxy.start(PORT);
-        RedisServers.start(
-                PORT,
-                folder,
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                folder.resolve("nodes-" + PORT + ".conf").toString(),
-                "--cluster-announce-ip",
-                RedisServers.HOST,
-                "--cluster-announce-port",
-                Integer.toString(proxy.port()));
-        RedisServers.run(List.of(
-                "redis-cli",
-                "-h",
-                RedisServers.HOST,
-                "-p",
-                Integer.toString(PORT),
-                "cluster",
-                "addslotsrange",
-                "0",
-                "16383"));
-        RedisServers.awaitTrue(
-                RedisClusterRetryTest::clusterStateOk, Duration.ofSeconds(30), "cluster_state:ok on port " + PORT);
+        RedisServers.startOneNodeCluster(folder, PORT, proxy.port());
     }
 
     @AfterAll
@@ -112,14 +87,6 @@ class RedisClusterRetryTest {
                     "and its acquisition time: " + held.acquiredAt() + ", answered " + acquired.acquiredAt());
             assertFalse(store.tryAcquire(name, "owner-2", HOLDER, TTL).acquired(), "others still find it busy");
             assertTrue(store.release(name, "owner-1"), "the caller can release what it was told it holds");
-        }
-    }
-
-    private static boolean clusterStateOk() {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, PORT))) {
-            return jedis.clusterInfo().contains("cluster_state:ok");
-        } catch (RuntimeException e) {
-            return false;
         }
     }
 }

@@ -24,7 +24,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops: a Cluster on 7101-7103,
  * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140, a
  * master and its replica on 7150-7151, a master, 2 replicas and 3 Sentinels on 7160-7165; and on 7400-7499
- * the sharded-release Cluster on 7401-7403 and the failover Cluster on 7411-7416.
+ * the sharded-release Cluster on 7401-7403, the failover Cluster on 7411-7416 and a one-node Cluster behind
+ * a proxy on 7421.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */
@@ -157,6 +158,17 @@ final class RedisServers {
                 dir.resolve("nodes-" + port + ".conf").toString()));
         arguments.addAll(List.of(extra));
         start(port, dir, arguments.toArray(String[]::new));
+    }
+
+    /**
+     * Starts a one-node Cluster on {@code port} that owns every slot and announces itself at {@code announcedPort}
+     * (a {@link FaultyProxy}'s), so that every connection of a Cluster client goes through that port.
+     */
+    static void startOneNodeCluster(Path dir, int port, int announcedPort) throws IOException, InterruptedException {
+        startClusterNode(
+                dir, port, "--cluster-announce-ip", HOST, "--cluster-announce-port", Integer.toString(announcedPort));
+        run(List.of("redis-cli", "-h", HOST, "-p", Integer.toString(port), "cluster", "addslotsrange", "0", "16383"));
+        awaitTrue(() -> clusterStateOk(port), Duration.ofSeconds(30), "cluster_state:ok on port " + port);
     }
 
     /** @return whether the node on {@code port} answers and reports {@code cluster_state:ok} */

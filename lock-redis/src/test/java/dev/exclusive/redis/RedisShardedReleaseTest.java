@@ -38,8 +38,8 @@ class RedisShardedReleaseTest {
     private static final int[] PORTS = {7401, 7402, 7403};
     private static final LockHolder HOLDER = new LockHolder("sharded-release-test", "main", "");
     private static final Duration TTL = Duration.ofSeconds(30);
-    /** A waiter that is not told polls at 100 ms to 1 s: a wake-up must come well before. */
-    private static final long PROMPT_MILLIS = 80;
+    /** A waiter that is not told polls at 100 ms to 1 s, at 1 s by the release: a message must wake it well before. */
+    private static final long PROMPT_MILLIS = 250;
 
     private static Path folder;
     /** One lock name per master, by port. */
@@ -125,6 +125,32 @@ class RedisShardedReleaseTest {
     }
 
     @Test
+    void aChannelNobodyWaitsOnIsDroppedLaterAndItsShardConnectionWithIt() throws Exception {
+        RedisLockStore holder = store("idle-holder", true);
+        RedisLockStore waiter = store("idle-waiter", true);
+        String first = NAMES.get(PORTS[0]);
+        String second = NAMES.get(PORTS[1]);
+        assertTrue(holder.tryAcquire(first, "held", HOLDER, TTL).acquired());
+        assertTrue(holder.tryAcquire(second, "held", HOLDER, TTL).acquired());
+        waiter.awaitRelease(first, Duration.ofMillis(200)); // one wait that times out
+        assertTrue(waiter.shards().awaitSubscribed(first, 10, TimeUnit.SECONDS));
+        assertEquals(1, subscribers(PORTS[0], first), "subscribed on the lock's shard");
+        assertEquals(1, waiter.shards().connections());
+
+        Thread.sleep(ShardedReleaseSubscriber.IDLE_MILLIS + 200);
+        waiter.awaitRelease(second, Duration.ofMillis(200)); // the next wait drops the idle channel
+        RedisServers.awaitTrue(
+                () -> subscribers(PORTS[0], first) == 0, Duration.ofSeconds(5), "the idle channel unsubscribed");
+        assertEquals(1, subscribers(PORTS[1], second), "the waited one subscribed on its own shard");
+        RedisServers.awaitTrue(
+                () -> waiter.shards().connections() == 1,
+                Duration.ofSeconds(5),
+                "the first shard's connection closed with its last channel");
+        assertTrue(holder.release(first, "held"));
+        assertTrue(holder.release(second, "held"));
+    }
+
+    @Test
     void withoutShardedMessagesAReleaseIsBroadcastAsBefore() throws Exception {
         RedisLockStore holder = store("old-holder", false);
         RedisLockStore waiter = store("old-waiter", false);
@@ -174,6 +200,14 @@ class RedisShardedReleaseTest {
         try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
             String lease = jedis.get(RedisKeys.lockKey(name));
             return lease != null && !lease.split("\n", -1)[1].isEmpty();
+        }
+    }
+
+    /** @return how many clients the node on {@code port} has subscribed to the sharded channel of {@code name} */
+    private static long subscribers(int port, String name) {
+        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
+            String channel = RedisKeys.releasedChannel(name);
+            return jedis.pubsubShardNumSub(channel).getOrDefault(channel, 0L);
         }
     }
 
