@@ -125,6 +125,47 @@ class RedisShardedReleaseTest {
     }
 
     @Test
+    void aWaiterFollowsItsLocksSlotToAnotherMaster() throws Exception {
+        RedisLockStore holder = store("moved-holder", true);
+        RedisLockStore waiter = store("moved-waiter", true);
+        int from = PORTS[2];
+        int to = PORTS[0];
+        String name = "moved:" + System.nanoTime();
+        while (masterOf(name) != from) {
+            name = "moved:" + System.nanoTime();
+        }
+        String moved = name;
+        assertTrue(holder.tryAcquire(moved, "held", HOLDER, TTL).acquired());
+        Future<Long> woken = executor.submit(() -> {
+            while (!waiter.tryAcquire(moved, "next", HOLDER, TTL).acquired()) {
+                waiter.awaitRelease(moved, Duration.ofSeconds(20));
+            }
+            return System.nanoTime();
+        });
+        assertTrue(waiter.shards().awaitSubscribed(moved, 10, TimeUnit.SECONDS));
+        assertEquals(1, subscribers(from, moved));
+
+        int slot = JedisClusterCRC16.getSlot(RedisKeys.lockKey(moved));
+        moveSlot(slot, from, to);
+        try {
+            RedisServers.awaitTrue(
+                    () -> subscribers(to, moved) == 1 && subscribers(from, moved) == 0,
+                    Duration.ofSeconds(10),
+                    "the waiter subscribed on the slot's new master");
+            RedisServers.awaitTrue(() -> waiterRecorded(to, moved), Duration.ofSeconds(10), "the waiter recorded");
+            Thread.sleep(1_200);
+            long released = System.nanoTime();
+            assertTrue(holder.release(moved, "held"));
+            long millis = TimeUnit.NANOSECONDS.toMillis(woken.get(10, TimeUnit.SECONDS) - released);
+            System.out.printf("after a slot move: waiter acquired %d ms after the release%n", millis);
+            assertTrue(millis < PROMPT_MILLIS, "woken after " + millis + " ms");
+            assertTrue(waiter.release(moved, "next"));
+        } finally {
+            moveSlot(slot, to, from); // the other tests find each master's slots where redis-cli put them
+        }
+    }
+
+    @Test
     void aChannelNobodyWaitsOnIsDroppedLaterAndItsShardConnectionWithIt() throws Exception {
         RedisLockStore holder = store("idle-holder", true);
         RedisLockStore waiter = store("idle-waiter", true);
@@ -200,6 +241,28 @@ class RedisShardedReleaseTest {
         try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
             String lease = jedis.get(RedisKeys.lockKey(name));
             return lease != null && !lease.split("\n", -1)[1].isEmpty();
+        }
+    }
+
+    /** Moves one slot with its keys from one master to another, as {@code redis-cli --cluster reshard} does. */
+    private static void moveSlot(int slot, int from, int to) {
+        try (Jedis source = new Jedis(new HostAndPort(RedisServers.HOST, from));
+                Jedis target = new Jedis(new HostAndPort(RedisServers.HOST, to))) {
+            String sourceId = source.clusterMyId();
+            String targetId = target.clusterMyId();
+            target.clusterSetSlotImporting(slot, sourceId);
+            source.clusterSetSlotMigrating(slot, targetId);
+            List<String> keys = source.clusterGetKeysInSlot(slot, 1_000);
+            if (!keys.isEmpty()) {
+                source.migrate(
+                        RedisServers.HOST,
+                        to,
+                        5_000,
+                        new redis.clients.jedis.params.MigrateParams(),
+                        keys.toArray(String[]::new));
+            }
+            target.clusterSetSlotNode(slot, targetId);
+            source.clusterSetSlotNode(slot, targetId);
         }
     }
 
