@@ -398,6 +398,7 @@ final class ShardedReleaseSubscriber {
             } catch (RuntimeException e) {
                 failure = e;
             } finally {
+                drop(); // never back to the pool for commands: a late (un)subscription reply may still be on its way
                 giveBack(connection);
                 ended(failure);
             }

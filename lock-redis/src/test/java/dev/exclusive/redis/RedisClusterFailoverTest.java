@@ -84,10 +84,7 @@ class RedisClusterFailoverTest {
 
     @AfterAll
     static void stopCluster() throws IOException, InterruptedException {
-        for (int port : PORTS) {
-            RedisServers.stop(port);
-        }
-        RedisServers.deleteFolder(folder);
+        RedisServers.stopAll(folder, PORTS);
     }
 
     @Test

@@ -36,10 +36,7 @@ class RedisClusterLockStoreTest extends LockStoreContract {
 
     @AfterAll
     static void stopCluster() throws IOException, InterruptedException {
-        for (int port : PORTS) {
-            RedisServers.stop(port);
-        }
-        RedisServers.deleteFolder(folder);
+        RedisServers.stopAll(folder, PORTS);
     }
 
     @Override

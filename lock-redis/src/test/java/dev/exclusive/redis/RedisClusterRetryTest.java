@@ -10,8 +10,6 @@ import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -33,24 +31,18 @@ class RedisClusterRetryTest {
     private static final int PORT = 7130;
     private static final LockHolder HOLDER = new LockHolder("retry-test", "main", "");
     private static final Duration TTL = Duration.ofSeconds(30);
-    private static Path folder;
-    private static FaultyProxy proxy;
+    private static ProxiedCluster cluster;
 
     @BeforeAll
     static void startClusterBehindProxy() throws IOException, InterruptedException {
-        RedisServers.requireRedisBinaries();
-        folder = Files.createTempDirectory("exclusive-redis-retry");
-        proxy = FaultyProxy.start(PORT);
-        RedisServers.startOneNodeCluster(folder, PORT, proxy.port());
+        cluster = ProxiedCluster.start(PORT);
     }
 
     @AfterAll
     static void stopCluster() throws IOException, InterruptedException {
-        if (proxy != null) {
-            proxy.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        RedisServers.stop(PORT);
-        RedisServers.deleteFolder(folder);
     }
 
     @Test
@@ -59,17 +51,18 @@ class RedisClusterRetryTest {
                 .create(
                         "retry",
                         Map.of(
-                                "nodes", RedisServers.HOST + ":" + proxy.port(),
+                                "nodes", cluster.seed(),
                                 "connect-timeout", "2s",
                                 "socket-timeout", "500ms"))) {
             // the scripts are loaded first, so the lost reply is that of a script that ran, not a NOSCRIPT error
             assertTrue(store.tryAcquire("retry:warm-up", "owner-0", HOLDER, TTL).acquired());
             String name = "retry:lost-reply";
-            proxy.loseRepliesAfter(RedisKeys.lockKey(name));
+            cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
 
             Acquisition outcome = store.tryAcquire(name, "owner-1", HOLDER, TTL);
 
-            assertEquals(1, proxy.lostReplies(), "the first reply was lost, so the client sent the script again");
+            assertEquals(
+                    1, cluster.proxy().lostReplies(), "the first reply was lost, so the client sent the script again");
             Acquisition.Acquired acquired = assertInstanceOf(
                     Acquisition.Acquired.class,
                     outcome,

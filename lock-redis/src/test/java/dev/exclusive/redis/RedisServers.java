@@ -160,17 +160,6 @@ final class RedisServers {
         start(port, dir, arguments.toArray(String[]::new));
     }
 
-    /**
-     * Starts a one-node Cluster on {@code port} that owns every slot and announces itself at {@code announcedPort}
-     * (a {@link FaultyProxy}'s), so that every connection of a Cluster client goes through that port.
-     */
-    static void startOneNodeCluster(Path dir, int port, int announcedPort) throws IOException, InterruptedException {
-        startClusterNode(
-                dir, port, "--cluster-announce-ip", HOST, "--cluster-announce-port", Integer.toString(announcedPort));
-        run(List.of("redis-cli", "-h", HOST, "-p", Integer.toString(port), "cluster", "addslotsrange", "0", "16383"));
-        awaitTrue(() -> clusterStateOk(port), Duration.ofSeconds(30), "cluster_state:ok on port " + port);
-    }
-
     /** @return whether the node on {@code port} answers and reports {@code cluster_state:ok} */
     static boolean clusterStateOk(int port) {
         try (Jedis jedis = new Jedis(new HostAndPort(HOST, port))) {
@@ -225,6 +214,35 @@ final class RedisServers {
             }
             Thread.sleep(50);
         }
+    }
+
+    /** Stops the throwaway servers on {@code ports} and deletes their folder. */
+    static void stopAll(Path dir, int... ports) throws IOException, InterruptedException {
+        for (int port : ports) {
+            stop(port);
+        }
+        deleteFolder(dir);
+    }
+
+    /**
+     * Starts a daemon thread that waits for {@code name} in {@code store} as {@code block()} does between attempts,
+     * 200 ms at a time, while {@code waiting} holds: it drives the release subscriber and its watchdog.
+     */
+    static Thread waitWhile(java.util.concurrent.atomic.AtomicBoolean waiting, RedisLockStore store, String name) {
+        Thread waiter = new Thread(
+                () -> {
+                    try {
+                        while (waiting.get()) {
+                            store.awaitRelease(name, Duration.ofMillis(200));
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "waiter-" + name);
+        waiter.setDaemon(true);
+        waiter.start();
+        return waiter;
     }
 
     /** Deletes a folder of throwaway servers' files, if there is one. */

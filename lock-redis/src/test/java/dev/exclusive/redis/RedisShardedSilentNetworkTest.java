@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.LockHolder;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,24 +27,18 @@ class RedisShardedSilentNetworkTest {
     private static final int PORT = 7421;
     private static final Duration TIMEOUT = Duration.ofMillis(500);
     private static final LockHolder HOLDER = new LockHolder("sharded-silent-test", "main", "");
-    private static Path folder;
-    private static FaultyProxy proxy;
+    private static ProxiedCluster cluster;
 
     @BeforeAll
     static void startClusterBehindProxy() throws IOException, InterruptedException {
-        RedisServers.requireRedisBinaries();
-        folder = Files.createTempDirectory("exclusive-redis-sharded-silent");
-        proxy = FaultyProxy.start(PORT);
-        RedisServers.startOneNodeCluster(folder, PORT, proxy.port());
+        cluster = ProxiedCluster.start(PORT);
     }
 
     @AfterAll
     static void stopCluster() throws IOException, InterruptedException {
-        if (proxy != null) {
-            proxy.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        RedisServers.stop(PORT);
-        RedisServers.deleteFolder(folder);
     }
 
     @Test
@@ -57,23 +49,11 @@ class RedisShardedSilentNetworkTest {
             assertTrue(holder.tryAcquire(name, "holder", HOLDER, Duration.ofSeconds(30))
                     .acquired());
             AtomicBoolean waiting = new AtomicBoolean(true);
-            Thread waiter = new Thread(
-                    () -> {
-                        try {
-                            while (waiting.get()) {
-                                store.awaitRelease(name, Duration.ofMillis(200)); // what block() does between attempts
-                            }
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    },
-                    "silent-shard-waiter");
-            waiter.setDaemon(true);
-            waiter.start();
+            Thread waiter = RedisServers.waitWhile(waiting, store, name);
             try {
                 assertTrue(store.shards().awaitSubscribed(name, 10, TimeUnit.SECONDS), "subscribed through the proxy");
 
-                proxy.stall();
+                cluster.proxy().stall();
                 long stalled = System.nanoTime();
                 // a probe after 1 s of silence, given up 2 s later, at a waiter's check
                 long bound = ReleaseSubscriber.PING_AFTER_MILLIS + ReleaseSubscriber.SILENCE_LIMIT_MILLIS + 3_000;
@@ -85,7 +65,7 @@ class RedisShardedSilentNetworkTest {
                 System.out.printf("sharded subscriber: silent link dropped after %d ms%n", noticedAfter);
                 assertFalse(store.shards().awaitSubscribed(name, 0, TimeUnit.SECONDS), "not subscribed meanwhile");
 
-                proxy.resume();
+                cluster.proxy().resume();
                 assertTrue(
                         store.shards().awaitSubscribed(name, 10, TimeUnit.SECONDS),
                         "subscribed again once the network answers (dropped after " + noticedAfter + " ms)");
@@ -99,7 +79,7 @@ class RedisShardedSilentNetworkTest {
 
     private static RedisLockStore store(String storeName) {
         return RedisLockStore.builder()
-                .clusterNodes(List.of(new HostAndPort(RedisServers.HOST, proxy.port())))
+                .clusterNodes(List.of(HostAndPort.from(cluster.seed())))
                 .storeName(storeName)
                 .connectTimeout(TIMEOUT)
                 .socketTimeout(TIMEOUT)
