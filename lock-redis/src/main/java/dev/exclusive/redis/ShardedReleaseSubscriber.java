@@ -45,6 +45,10 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * shard connection silent for {@value ReleaseSubscriber#PING_AFTER_MILLIS} ms is probed by subscribing one of its
  * channels again (Redis confirms it, and sharded pub/sub has no {@code PING} in Jedis), and dropped when the probe
  * goes unanswered for {@value ReleaseSubscriber#SILENCE_LIMIT_MILLIS} ms.
+ *
+ * <p>Mixed versions. An instance of an earlier version of this store publishes every release on
+ * {@value RedisKeys#RELEASED_CHANNEL} and listens there; between it and this one, waiters learn of releases by
+ * their re-checks (at most a second apart), until every instance runs this version.
  */
 final class ShardedReleaseSubscriber {
 
@@ -114,6 +118,7 @@ final class ShardedReleaseSubscriber {
     Registration waitFor(String name) {
         String channelName = RedisKeys.releasedChannel(name);
         Channel channel;
+        boolean unrouted;
         lock.lock();
         try {
             if (closed) {
@@ -125,10 +130,11 @@ final class ShardedReleaseSubscriber {
             }
             channel = channels.computeIfAbsent(channelName, c -> new Channel(name));
             channel.waiters++;
+            unrouted = channel.shard == null;
         } finally {
             lock.unlock();
         }
-        if (channel.shard == null) {
+        if (unrouted) {
             route(channelName, channel);
         }
         Channel registered = channel;
