@@ -19,7 +19,19 @@ final class RedisKeys {
     /** The channel that release and force-release publish the lease key on, when another instance waits. */
     static final String RELEASED_CHANNEL = "exclusive:released";
 
+    /** How sharded release channels start; the lock's hash tag follows (see {@link #releasedChannel}). */
+    private static final String SHARD_CHANNEL = "exclusive:released:{";
+
     private RedisKeys() {}
+
+    /**
+     * @return the sharded channel (Cluster on Redis 7+) that a release of {@code name} is published on:
+     *         {@code exclusive:released:{<escaped name>}}, whose hash tag is its keys', so it lives in their slot
+     *         (a script may only {@code SPUBLISH} to its keys' slot, and only that slot's shard hears it)
+     */
+    static String releasedChannel(String name) {
+        return SHARD_CHANNEL + escape(name) + "}";
+    }
 
     /** @return the key of the lease of {@code name} */
     static String lockKey(String name) {

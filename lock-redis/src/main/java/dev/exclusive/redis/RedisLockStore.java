@@ -71,7 +71,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * Expiry is decided by the Redis server alone ({@code PX}); no client clock decides anything. A script may call
  * {@code TIME} before it writes: scripts replicate by their effects (the default since Redis 5.0), so replicas
  * and the AOF receive the values written, not the script. Requires Redis 6.0 or later ({@code SET ... KEEPTTL});
- * tested on 7.0.
+ * sharded release messages need 7.0 ({@code SPUBLISH}); tested on 7.0.
  *
  * <p>Previous layout. Versions before this one kept the lease as a hash (owner, holder, acquired, fence). These
  * scripts read such a hash: it is busy for other owners, and its own owner (a restored handle) can renew,
@@ -116,6 +116,10 @@ import redis.clients.jedis.exceptions.JedisException;
  * beyond the holder's expiry. A subscribed link that falls silent without closing (half-open TCP) is found by a
  * ping watchdog that the waiters' checks drive: pinged after 1 s of silence, dropped when the ping goes unanswered
  * for 2 s, and subscribed again on a new connection; with nobody waiting, nothing is sent.
+ * On a Cluster of Redis 7 or later (asked once, by {@code INFO server}), a release is {@code SPUBLISH}ed instead on
+ * the lock's own channel ({@code exclusive:released:{n'}}, in the lock's slot), so only the shard that owns the
+ * lock hears it, and the {@link ShardedReleaseSubscriber} subscribes the channels waited for, one connection per
+ * shard; an older Cluster, standalone and Sentinel keep {@code PUBLISH}.
  *
  * <p>Listing. {@code SCAN MATCH} with the escaped prefix (glob characters {@code * ? [ ] \} escaped), on every
  * master in Cluster; each key found is read with the inspect script, which leaves out expired locks.
@@ -173,6 +177,11 @@ public final class RedisLockStore implements LockStore {
     private final RedisLister lister;
     private final LocalSignals signals = new LocalSignals();
     private final ReleaseSubscriber subscriber;
+    /** On a Cluster client of the store's own: the sharded subscriber, used once the nodes prove to run 7+. */
+    private final ShardedReleaseSubscriber shards;
+    /** Whether releases go by sharded pub/sub; {@code null} until the first release or wait asks the server. */
+    private volatile Boolean sharded;
+
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Replication replication;
 
@@ -194,7 +203,8 @@ public final class RedisLockStore implements LockStore {
             String storeName,
             Duration fenceRetention,
             ThreadFactory threads,
-            Replication replication) {
+            Replication replication,
+            boolean shardedReleases) {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.replication = Objects.requireNonNull(replication, "replication");
         this.client = topology.client();
@@ -204,6 +214,15 @@ public final class RedisLockStore implements LockStore {
         this.lister = new RedisLister(topology);
         this.subscriber = new ReleaseSubscriber(
                 topology, signals, storeName, NamedThreads.of(threads, "exclusive-redis-subscriber-" + storeName));
+        this.shards = shardedReleases && client instanceof RedisClusterClient cluster
+                ? new ShardedReleaseSubscriber(
+                        cluster,
+                        signals,
+                        storeName,
+                        NamedThreads.of(threads, "exclusive-redis-shard-subscriber-" + storeName),
+                        topology.secrets())
+                : null;
+        this.sharded = shards == null ? Boolean.FALSE : null;
     }
 
     /**
@@ -258,7 +277,7 @@ public final class RedisLockStore implements LockStore {
      */
     public static RedisLockStore using(UnifiedJedis client, String storeName, ThreadFactory threads) {
         return new RedisLockStore(
-                RedisTopology.of(client), storeName, DEFAULT_FENCE_RETENTION, threads, Replication.NONE);
+                RedisTopology.of(client), storeName, DEFAULT_FENCE_RETENTION, threads, Replication.NONE, true);
     }
 
     /** @return a builder for standalone, Sentinel and Cluster stores with explicit timeouts */
@@ -287,7 +306,7 @@ public final class RedisLockStore implements LockStore {
                                 () -> RedisScript.RELEASE.run(
                                         connection,
                                         List.of(keys.get(0)),
-                                        List.of(RedisKeys.ownerField(owner), instance)));
+                                        releaseArgs(name, RedisKeys.ownerField(owner), instance)));
                         return RedisReplies.acquisition(reply, clock.millisAt(arrived, () -> redisTime(name)), ttl);
                     }));
         }
@@ -307,7 +326,9 @@ public final class RedisLockStore implements LockStore {
                 name,
                 "release",
                 () -> RedisScript.RELEASE.run(
-                        client, List.of(RedisKeys.lockKey(name)), List.of(RedisKeys.ownerField(owner), instance))));
+                        client,
+                        List.of(RedisKeys.lockKey(name)),
+                        releaseArgs(name, RedisKeys.ownerField(owner), instance))));
         if (released) {
             signals.signal(name); // this JVM's waiters; the script published only for other instances'
         }
@@ -328,7 +349,7 @@ public final class RedisLockStore implements LockStore {
                 () -> RedisScript.RELEASE_AFTER.run(
                         client,
                         List.of(RedisKeys.lockKey(name)),
-                        List.of(RedisKeys.ownerField(owner), instance, Long.toString(floor)))));
+                        releaseArgs(name, RedisKeys.ownerField(owner), instance, Long.toString(floor)))));
         if (outcome == 2) {
             signals.signal(name);
         }
@@ -340,7 +361,8 @@ public final class RedisLockStore implements LockStore {
         boolean released = RedisReplies.yes(call(
                 name,
                 "force-release",
-                () -> RedisScript.FORCE_RELEASE.run(client, List.of(RedisKeys.lockKey(name)), List.of(instance))));
+                () -> RedisScript.FORCE_RELEASE.run(
+                        client, List.of(RedisKeys.lockKey(name)), releaseArgs(name, instance))));
         if (released) {
             signals.signal(name);
         }
@@ -392,16 +414,61 @@ public final class RedisLockStore implements LockStore {
      */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        subscriber.start();
-        subscriber.watch();
-        signals.await(name, maxWait, () -> {
-            try {
-                return withInterruptFlagAside(() -> RedisReplies.yes(
-                        RedisScript.WAIT.run(client, List.of(RedisKeys.lockKey(name)), List.of(instance))));
-            } catch (JedisException e) {
-                return false; // let the caller try again at once: its next call reports the outage
-            }
-        });
+        boolean shardedReleases;
+        try {
+            shardedReleases = withInterruptFlagAside(this::sharded);
+        } catch (JedisException e) {
+            return; // let the caller try again at once: its next call reports the outage
+        }
+        if (!shardedReleases) {
+            subscriber.start();
+            subscriber.watch();
+            signals.await(name, maxWait, () -> recordWaiter(name));
+            return;
+        }
+        try (ShardedReleaseSubscriber.Registration waiting = shards.waitFor(name)) {
+            shards.watch();
+            signals.await(name, maxWait, () -> recordWaiter(name));
+        }
+    }
+
+    /** Runs {@code wait.lua}: @return whether the lock is still held (a failure answers no: try again at once) */
+    private boolean recordWaiter(String name) {
+        try {
+            return withInterruptFlagAside(() -> RedisReplies.yes(
+                    RedisScript.WAIT.run(client, List.of(RedisKeys.lockKey(name)), List.of(instance))));
+        } catch (JedisException e) {
+            return false; // let the caller try again at once: its next call reports the outage
+        }
+    }
+
+    /**
+     * Whether releases go by sharded pub/sub ({@code SPUBLISH} to the key's shard): on a Cluster client of the
+     * store's own whose nodes run Redis 7 or later, asked once ({@code INFO server} of one node); older clusters,
+     * standalone and Sentinel use {@code PUBLISH}.
+     *
+     * @throws JedisException if the version cannot be read now; the next call asks again
+     */
+    private boolean sharded() {
+        Boolean decided = sharded;
+        if (decided == null) {
+            decided = topology.serverMajorVersion() >= 7;
+            sharded = decided;
+        }
+        return decided;
+    }
+
+    /** @return {@code head} followed by the command and channel that the release scripts tell waiters on */
+    private List<String> releaseArgs(String name, String... head) {
+        List<String> args = new java.util.ArrayList<>(List.of(head));
+        if (sharded()) {
+            args.add("SPUBLISH");
+            args.add(RedisKeys.releasedChannel(name));
+        } else {
+            args.add("PUBLISH");
+            args.add(RedisKeys.RELEASED_CHANNEL);
+        }
+        return args;
     }
 
     @Override
@@ -416,6 +483,9 @@ public final class RedisLockStore implements LockStore {
             return;
         }
         subscriber.close();
+        if (shards != null) {
+            shards.close();
+        }
         signals.signalAll();
         if (topology.owned()) {
             client.close();
@@ -430,6 +500,16 @@ public final class RedisLockStore implements LockStore {
     /** @return the subscriber, for tests that wait until it listens */
     ReleaseSubscriber subscriber() {
         return subscriber;
+    }
+
+    /** @return the sharded subscriber on a Cluster client of the store's own, else {@code null}; for tests */
+    ShardedReleaseSubscriber shards() {
+        return shards;
+    }
+
+    /** @return whether releases go by sharded pub/sub, asking the server if not known yet; for tests */
+    boolean shardedReleases() {
+        return sharded();
     }
 
     /** @return the client, for tests */

@@ -41,6 +41,7 @@ public final class RedisLockStoreBuilder {
     private ThreadFactory threads;
     private int minReplicas;
     private Duration replicaTimeout = Duration.ofMillis(50);
+    private boolean shardedReleases = true;
 
     RedisLockStoreBuilder() {}
 
@@ -226,7 +227,20 @@ public final class RedisLockStoreBuilder {
                 storeName,
                 fenceRetention,
                 threads,
-                new RedisLockStore.Replication(minReplicas, replicaTimeout));
+                new RedisLockStore.Replication(minReplicas, replicaTimeout),
+                shardedReleases);
+    }
+
+    /**
+     * Turns sharded release messages off, for tests of the fallback a Cluster older than Redis 7 takes (only 7 is
+     * installed where the tests run).
+     *
+     * @param sharded {@code false} to publish releases to every node ({@code PUBLISH}) even on Redis 7+
+     * @return this builder
+     */
+    RedisLockStoreBuilder shardedReleases(boolean sharded) {
+        shardedReleases = sharded;
+        return this;
     }
 
     /** Names no URL and no password. */

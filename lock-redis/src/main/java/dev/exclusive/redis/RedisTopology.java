@@ -203,6 +203,27 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
         return pools.get(0).getResource();
     }
 
+    /**
+     * @return the major version of the Redis server (of the first node that answers, in a Cluster): from
+     *         {@code redis_version} of {@code INFO server}
+     * @throws JedisException if no node answers
+     */
+    int serverMajorVersion() {
+        try (Connection connection = subscriberConnection()) {
+            String info = connection == null ? client.info("server") : new Jedis(connection).info("server");
+            for (String line : info.split("\r?\n")) {
+                if (line.startsWith("redis_version:")) {
+                    String version = line.substring("redis_version:".length()).trim();
+                    int dot = version.indexOf('.');
+                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot));
+                }
+            }
+            throw new JedisException("INFO server names no redis_version");
+        } catch (NumberFormatException e) {
+            throw new JedisException("INFO server names no readable redis_version", e);
+        }
+    }
+
     /** One keyspace to scan: the client itself, or one master of a cluster. */
     interface Keyspace {
         ScanResult<String> scan(String cursor, ScanParams params);

@@ -23,8 +23,8 @@ import redis.clients.jedis.JedisPubSub;
  * shutting down) leaves waiters polling at the store's backoff; the next wait asks the factory again.
  *
  * <p>The connection comes from the client's pools ({@link RedisTopology#subscriberConnection()}): its pool in
- * standalone mode, the current master's in Sentinel mode, any node's in Cluster mode (a {@code PUBLISH} reaches
- * every node of a cluster). When it breaks (Redis restarts, a failover), the thread subscribes again with a
+ * standalone mode, the current master's in Sentinel mode, any node's in Cluster mode before Redis 7 (a {@code PUBLISH}
+ * reaches every node of a cluster; from 7 on, {@link ShardedReleaseSubscriber} takes its place). When it breaks (Redis restarts, a failover), the thread subscribes again with a
  * backoff of 50 ms to 1 s; each (re)subscription wakes every waiter, since messages published meanwhile are lost.
  *
  * <p>Watchdog. A link can also fall silent without closing (a half-open TCP connection: a peer or a firewall gone

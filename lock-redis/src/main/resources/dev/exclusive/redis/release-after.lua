@@ -4,6 +4,8 @@
 -- ARGV[1]  owner id of the releasing handle, escaped, followed by "\n"
 -- ARGV[2]  id of the releasing store instance, which wakes its own waiters itself
 -- ARGV[3]  minimum hold in milliseconds, counted from the hold's acquisition; above 0
+-- ARGV[4]  the command that tells waiters, PUBLISH or SPUBLISH (see release.lua)
+-- ARGV[5]  the channel (see release.lua)
 --
 -- Returns 2 if released (as release.lua does), 1 if kept until the floor (acquisition + minimum hold) when that is
 -- still ahead: the lease then ends at the floor, or earlier if it already did, with owner and fence kept and
@@ -34,7 +36,7 @@ if type(lease) == 'string' then
     end
     redis.call('DEL', KEYS[1])
     if waiters ~= '' and waiters ~= ARGV[2] then
-        redis.call('PUBLISH', 'exclusive:released', KEYS[1])
+        redis.call(ARGV[4], ARGV[5], KEYS[1])
     end
     return 2
 end
@@ -52,5 +54,5 @@ if until_floor > 0 then
     return 1
 end
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', 'exclusive:released', KEYS[1])
+redis.call(ARGV[4], ARGV[5], KEYS[1])
 return 2

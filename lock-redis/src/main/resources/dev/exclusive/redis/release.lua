@@ -3,12 +3,15 @@
 -- KEYS[1]  the lock's lease (see acquire.lua)
 -- ARGV[1]  owner id of the releasing handle, escaped, followed by "\n"
 -- ARGV[2]  id of the releasing store instance, which wakes its own waiters itself
+-- ARGV[3]  the command that tells waiters: PUBLISH, or SPUBLISH (Cluster on Redis 7+: only the key's shard hears)
+-- ARGV[4]  the channel: exclusive:released for PUBLISH; for SPUBLISH, one per lock whose hash tag is the key's,
+--          so it lives in the key's slot
 --
 -- Returns 1 if released, 0 if the lock is free, expired, or held by another owner (then it is left as it is).
 -- An expired lease reads as absent, so a late release never frees the next holder; a lease in its last
 -- millisecond (PTTL 0: Redis still keeps it, every script treats it as expired and acquire.lua writes over it) is
 -- expired here too, so its owner hears that it lost the hold, not that it released it. The lease key is published
--- on exclusive:released only when a waiter of another store instance recorded itself on the lease (wait.lua):
+-- on ARGV[4] only when a waiter of another store instance recorded itself on the lease (wait.lua):
 -- a release nobody waits for costs a GET, a PTTL and a DEL. A lease of the previous layout (a hash) is released as that
 -- layout did, and always published.
 
@@ -24,7 +27,7 @@ if type(lease) == 'string' then
     if string.byte(lease, #ARGV[1] + 1) ~= 10 then -- someone waits: not a line feed right after the owner
         local waiters = string.match(lease, '^[^\n]*', #ARGV[1] + 1)
         if waiters ~= ARGV[2] then
-            redis.call('PUBLISH', 'exclusive:released', KEYS[1])
+            redis.call(ARGV[3], ARGV[4], KEYS[1])
         end
     end
     return 1
@@ -33,5 +36,5 @@ if not lease or redis.call('PTTL', KEYS[1]) <= 0 or redis.call('HGET', KEYS[1], 
     return 0
 end
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', 'exclusive:released', KEYS[1])
+redis.call(ARGV[3], ARGV[4], KEYS[1])
 return 1

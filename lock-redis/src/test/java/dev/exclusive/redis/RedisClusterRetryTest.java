@@ -10,18 +10,13 @@ import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.Jedis;
 
 /**
  * A lost reply on Redis Cluster, for real: a one-node cluster on port 7130 announces itself at a
@@ -36,46 +31,18 @@ class RedisClusterRetryTest {
     private static final int PORT = 7130;
     private static final LockHolder HOLDER = new LockHolder("retry-test", "main", "");
     private static final Duration TTL = Duration.ofSeconds(30);
-    private static Path folder;
-    private static FaultyProxy proxy;
+    private static ProxiedCluster cluster;
 
     @BeforeAll
     static void startClusterBehindProxy() throws IOException, InterruptedException {
-        RedisServers.requireRedisBinaries();
-        folder = Files.createTempDirectory("exclusive-redis-retry");
-        proxy = FaultyProxy.start(PORT);
-        RedisServers.start(
-                PORT,
-                folder,
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                folder.resolve("nodes-" + PORT + ".conf").toString(),
-                "--cluster-announce-ip",
-                RedisServers.HOST,
-                "--cluster-announce-port",
-                Integer.toString(proxy.port()));
-        RedisServers.run(List.of(
-                "redis-cli",
-                "-h",
-                RedisServers.HOST,
-                "-p",
-                Integer.toString(PORT),
-                "cluster",
-                "addslotsrange",
-                "0",
-                "16383"));
-        RedisServers.awaitTrue(
-                RedisClusterRetryTest::clusterStateOk, Duration.ofSeconds(30), "cluster_state:ok on port " + PORT);
+        cluster = ProxiedCluster.start(PORT);
     }
 
     @AfterAll
     static void stopCluster() throws IOException, InterruptedException {
-        if (proxy != null) {
-            proxy.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        RedisServers.stop(PORT);
-        RedisServers.deleteFolder(folder);
     }
 
     @Test
@@ -84,17 +51,18 @@ class RedisClusterRetryTest {
                 .create(
                         "retry",
                         Map.of(
-                                "nodes", RedisServers.HOST + ":" + proxy.port(),
+                                "nodes", cluster.seed(),
                                 "connect-timeout", "2s",
                                 "socket-timeout", "500ms"))) {
             // the scripts are loaded first, so the lost reply is that of a script that ran, not a NOSCRIPT error
             assertTrue(store.tryAcquire("retry:warm-up", "owner-0", HOLDER, TTL).acquired());
             String name = "retry:lost-reply";
-            proxy.loseRepliesAfter(RedisKeys.lockKey(name));
+            cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
 
             Acquisition outcome = store.tryAcquire(name, "owner-1", HOLDER, TTL);
 
-            assertEquals(1, proxy.lostReplies(), "the first reply was lost, so the client sent the script again");
+            assertEquals(
+                    1, cluster.proxy().lostReplies(), "the first reply was lost, so the client sent the script again");
             Acquisition.Acquired acquired = assertInstanceOf(
                     Acquisition.Acquired.class,
                     outcome,
@@ -112,14 +80,6 @@ class RedisClusterRetryTest {
                     "and its acquisition time: " + held.acquiredAt() + ", answered " + acquired.acquiredAt());
             assertFalse(store.tryAcquire(name, "owner-2", HOLDER, TTL).acquired(), "others still find it busy");
             assertTrue(store.release(name, "owner-1"), "the caller can release what it was told it holds");
-        }
-    }
-
-    private static boolean clusterStateOk() {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, PORT))) {
-            return jedis.clusterInfo().contains("cluster_state:ok");
-        } catch (RuntimeException e) {
-            return false;
         }
     }
 }

@@ -121,7 +121,7 @@ class RedisSentinelFailoverTest {
                         "the contenders of both JVMs to get going");
 
                 long killed = System.nanoTime();
-                ProcessHandle.of(Long.parseLong(RedisInfo.field(MASTER_PORT, "server", "process_id")))
+                ProcessHandle.of(RedisServers.processId(MASTER_PORT))
                         .orElseThrow()
                         .destroyForcibly(); // SIGKILL
                 toOther.write("killed\n");

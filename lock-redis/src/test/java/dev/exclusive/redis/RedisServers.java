@@ -23,8 +23,9 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * The Redis servers the tests use: the shared one on 127.0.0.1:6379, and throwaway ones this module starts on
  * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops: a Cluster on 7101-7103,
  * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140, a
- * master and its replica on 7150-7151; and on 7500-7599 the servers of the scale and failover tests: a Redis on
- * 7500, a Cluster on 7501-7503, a master, 2 replicas and 3 Sentinels on 7560-7565.
+ * master and its replica on 7150-7151; on 7400-7499 the sharded-release Cluster on 7401-7403, the failover
+ * Cluster on 7411-7416 and a one-node Cluster behind a proxy on 7421; and on 7500-7599 the servers of the scale
+ * and failover tests: a Redis on 7500, a Cluster on 7501-7503, a master, 2 replicas and 3 Sentinels on 7560-7565.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */
@@ -126,34 +127,31 @@ final class RedisServers {
     }
 
     /**
-     * Starts a Redis Cluster of masters only, one per port, with the slots split into equal ranges in port order
-     * ({@code redis-cli --cluster create}), and waits until every node reports {@code cluster_state:ok}.
+     * Starts a Redis Cluster of masters only, one per port, with the slots split into equal ranges in port order,
+     * and waits until every node reports {@code cluster_state:ok}.
      */
     static void startCluster(Path dir, int... ports) throws IOException, InterruptedException {
+        startCluster(dir, 0, ports);
+    }
+
+    /**
+     * Starts a throwaway Redis Cluster on {@code ports}: all masters when {@code replicas} is 0, else {@code redis-cli --cluster create} chooses masters and gives each {@code replicas} replicas; waits until
+     * every node reports {@code cluster_state:ok}.
+     *
+     * @param extra more {@code redis-server} arguments for every node
+     */
+    static void startCluster(Path dir, int replicas, int[] ports, String... extra)
+            throws IOException, InterruptedException {
         List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
         for (int port : ports) {
-            start(
-                    port,
-                    dir,
-                    "--cluster-enabled",
-                    "yes",
-                    "--cluster-config-file",
-                    dir.resolve("nodes-" + port + ".conf").toString());
+            startClusterNode(dir, port, extra);
             create.add(HOST + ":" + port);
         }
-        create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        create.addAll(List.of("--cluster-replicas", Integer.toString(replicas), "--cluster-yes"));
         run(create);
         for (int port : ports) {
             awaitTrue(() -> clusterStateOk(port), Duration.ofSeconds(30), "cluster_state:ok on port " + port);
         }
-    }
-
-    /** Stops the servers on {@code ports} and deletes their folder. */
-    static void stopAll(Path dir, int... ports) throws IOException, InterruptedException {
-        for (int port : ports) {
-            stop(port);
-        }
-        deleteFolder(dir);
     }
 
     /**
@@ -173,12 +171,32 @@ final class RedisServers {
                 .start();
     }
 
-    private static boolean clusterStateOk(int port) {
+    /**
+     * Starts one node of a throwaway Cluster; a node that was part of one before (its {@code nodes-<port>.conf} is
+     * in {@code dir}) joins it again, as a replica if its slots went to another.
+     */
+    static void startClusterNode(Path dir, int port, String... extra) throws IOException, InterruptedException {
+        List<String> arguments = new ArrayList<>(List.of(
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                dir.resolve("nodes-" + port + ".conf").toString()));
+        arguments.addAll(List.of(extra));
+        start(port, dir, arguments.toArray(String[]::new));
+    }
+
+    /** @return whether the node on {@code port} answers and reports {@code cluster_state:ok} */
+    static boolean clusterStateOk(int port) {
         try (Jedis jedis = new Jedis(new HostAndPort(HOST, port))) {
             return jedis.clusterInfo().contains("cluster_state:ok");
         } catch (RuntimeException e) {
             return false;
         }
+    }
+
+    /** @return the process id of the server on {@code port}, for a test to kill it (SIGKILL) */
+    static long processId(int port) {
+        return Long.parseLong(RedisInfo.field(port, "server", "process_id"));
     }
 
     /** Stops a throwaway server without saving; nothing happens if none runs there. */
@@ -213,6 +231,35 @@ final class RedisServers {
             }
             Thread.sleep(50);
         }
+    }
+
+    /** Stops the throwaway servers on {@code ports} and deletes their folder. */
+    static void stopAll(Path dir, int... ports) throws IOException, InterruptedException {
+        for (int port : ports) {
+            stop(port);
+        }
+        deleteFolder(dir);
+    }
+
+    /**
+     * Starts a daemon thread that waits for {@code name} in {@code store} as {@code block()} does between attempts,
+     * 200 ms at a time, while {@code waiting} holds: it drives the release subscriber and its watchdog.
+     */
+    static Thread waitWhile(java.util.concurrent.atomic.AtomicBoolean waiting, RedisLockStore store, String name) {
+        Thread waiter = new Thread(
+                () -> {
+                    try {
+                        while (waiting.get()) {
+                            store.awaitRelease(name, Duration.ofMillis(200));
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "waiter-" + name);
+        waiter.setDaemon(true);
+        waiter.start();
+        return waiter;
     }
 
     /** Deletes a folder of throwaway servers' files, if there is one. */

@@ -63,19 +63,7 @@ class RedisSilentNetworkTest {
         String name = RedisServers.uniquePrefix("silent") + "held";
         holderStore.tryAcquire(name, "holder", HOLDER, Duration.ofSeconds(30));
         AtomicBoolean waiting = new AtomicBoolean(true);
-        Thread waiter = new Thread(
-                () -> {
-                    try {
-                        while (waiting.get()) {
-                            store.awaitRelease(name, Duration.ofMillis(200)); // what block() does between attempts
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                "silent-waiter");
-        waiter.setDaemon(true);
-        waiter.start();
+        Thread waiter = RedisServers.waitWhile(waiting, store, name);
         try {
             assertTrue(store.subscriber().awaitListening(10, TimeUnit.SECONDS), "subscribed through the proxy");
 
