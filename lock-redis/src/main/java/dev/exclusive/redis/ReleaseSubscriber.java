@@ -22,7 +22,8 @@ import redis.clients.jedis.JedisPubSub;
  * is started on the first wait and ends with {@link #close()}. A factory that refuses a thread (a container
  * shutting down) leaves waiters polling at the store's backoff; the next wait asks the factory again.
  *
- * <p>The connection comes from the client's pools ({@link RedisTopology#subscriberConnection()}): its pool in
+ * <p>The connection comes from the client's pools ({@link RedisTopology#subscriberConnection()}) and is destroyed, never
+ * pooled again, when its subscription ends: its pool in
  * standalone mode, the current master's in Sentinel mode, any node's in Cluster mode before Redis 7 (a {@code PUBLISH}
  * reaches every node of a cluster; from 7 on, {@link ShardedReleaseSubscriber} takes its place). When it breaks (Redis restarts, a failover), the thread subscribes again with a
  * backoff of 50 ms to 1 s; each (re)subscription wakes every waiter, since messages published meanwhile are lost.
@@ -145,6 +146,11 @@ final class ReleaseSubscriber {
         }
     }
 
+    /** @return the subscribed connection of the store's pools, or {@code null}; for tests */
+    Connection connection() {
+        return connection;
+    }
+
     /** @return whether the subscription is confirmed by Redis now */
     boolean listening() {
         lock.lock();
@@ -263,13 +269,17 @@ final class ReleaseSubscriber {
             topology.client().subscribe(current, RedisKeys.RELEASED_CHANNEL);
             return;
         }
-        try (Connection held = own) {
+        try {
             heardNanos.set(System.nanoTime());
             pingedNanos.set(heardNanos.get());
-            connection = held;
-            current.proceed(held, RedisKeys.RELEASED_CHANNEL);
+            connection = own;
+            current.proceed(own, RedisKeys.RELEASED_CHANNEL);
         } finally {
             connection = null;
+            // never back to the pool for commands: a reply nobody read (a watchdog PING answered after the
+            // unsubscription) would be taken by the next command as its own answer. Closed broken, it is destroyed.
+            drop(own);
+            own.close();
         }
     }
 
