@@ -73,9 +73,18 @@ import java.util.regex.Pattern;
  * wakes waiters in this JVM at once ({@link LocalSignals}, shared by every store on the same database URL and
  * table); one that keeps it until its floor wakes nobody.
  *
- * <p><b>Waking waiters in other JVMs.</b> On PostgreSQL each statement that frees a row also notifies it: {@code WITH
- * changed AS (UPDATE ... RETURNING name) SELECT COUNT(pg_notify('<table>', name)) FROM changed}, delivered when it
- * commits. Each store holds one connection of its unit on {@code LISTEN} for the table, on one thread from its
+ * <p><b>Waking waiters in other JVMs.</b> On PostgreSQL a statement that frees a row also notifies it when someone in
+ * another JVM waits: {@code WITH changed AS (UPDATE ... RETURNING name, waited_until) SELECT ..., (CASE WHEN
+ * waited_until > now OR <the owner is not of this JVM> THEN pg_notify('<table>', name) END) FROM changed}, delivered
+ * when it commits; a force-release always notifies. A waiter, once registered in this JVM, marks a lock that another
+ * JVM holds (its owner id does not start with this JVM's prefix): {@code UPDATE ... SET waited_until =
+ * GREATEST(waited_until, now + wait) WHERE name = ? AND live AND <held elsewhere> AND <not marked that long
+ * already>}, in one statement that also answers whether the lock is still live. <b>Why no wake-up is lost:</b> the
+ * mark and the release each write the row, so its lock orders them: a release after the mark reads it and notifies;
+ * a mark after the release finds the row free and the waiter tries again at once. A lock held from this JVM is not
+ * marked, since its release wakes the waiter here; one held by a handle restored from another JVM's token is
+ * released with a notification, since its waiters did not mark it. Stores in one JVM that reach one table by
+ * different URLs (so share no local signals) wake each other's waiters only at the next poll. Each store holds one connection of its unit on {@code LISTEN} for the table, on one thread from its
  * {@link Builder#threadFactory thread factory}, started by the first wait; a notification wakes the longest waiter
  * on that name in this JVM, except the notifications of this store's own releases, which woke a waiter here already.
  * While it listens, a waiter does not park if the store saw any release since its last attempt began (so that a
@@ -135,12 +144,14 @@ import java.util.regex.Pattern;
  *     holder      VARCHAR(1000),
  *     acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,
  *     expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,
- *     fence       BIGINT NOT NULL
+ *     fence       BIGINT NOT NULL,
+ *     waited_until TIMESTAMP WITH TIME ZONE
  * ) WITH (fillfactor = 50);
  * </pre>
  * No index on {@code expires_at}: every acquire and release changes it, and without an index on it (and with room
  * left on each page) PostgreSQL updates the row in place (HOT), so the table and its index do not grow with churn
- * even without vacuum. The cleanup scans the table instead. A table of an earlier version with its
+ * even without vacuum. The cleanup scans the table instead. {@code waited_until} (not indexed either) is where
+ * waiters of other JVMs mark a lock; a table of an earlier version gets it on first use (see {@code DDL.md}). A table of an earlier version with its
  * {@code exclusive_lock_expires_at} index keeps working; a store with {@code createTable(true)} drops the index on
  * first use (logged at INFO), any other logs a WARNING naming the {@code DROP INDEX}.
  *
