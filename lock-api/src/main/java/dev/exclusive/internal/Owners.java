@@ -22,6 +22,14 @@ public final class Owners {
 
     private Owners() {}
 
+    /**
+     * @return what every owner id drawn in this JVM starts with (URL-safe Base64 and a {@code -}), so that a store
+     *         can tell a lock held from this JVM from one held elsewhere
+     */
+    public static String jvmPrefix() {
+        return JVM_PREFIX + '-';
+    }
+
     /** @return a new owner id */
     public static String next() {
         return JVM_PREFIX + '-' + Long.toString(COUNTER.incrementAndGet(), 36);

@@ -62,7 +62,8 @@ enum Database {
                     + "    holder      VARCHAR(1000),\n"
                     + "    acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,\n"
                     + "    expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,\n"
-                    + "    fence       BIGINT NOT NULL\n"
+                    + "    fence       BIGINT NOT NULL,\n"
+                    + "    waited_until TIMESTAMP WITH TIME ZONE\n"
                     + ") WITH (fillfactor = 50)");
         }
 

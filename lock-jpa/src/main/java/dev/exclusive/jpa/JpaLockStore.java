@@ -3,6 +3,7 @@ package dev.exclusive.jpa;
 import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.internal.Owners;
 import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LocalSignals;
 import dev.exclusive.spi.LockEntry;
@@ -72,9 +73,18 @@ import java.util.regex.Pattern;
  * wakes waiters in this JVM at once ({@link LocalSignals}, shared by every store on the same database URL and
  * table); one that keeps it until its floor wakes nobody.
  *
- * <p><b>Waking waiters in other JVMs.</b> On PostgreSQL each statement that frees a row also notifies it: {@code WITH
- * changed AS (UPDATE ... RETURNING name) SELECT COUNT(pg_notify('<table>', name)) FROM changed}, delivered when it
- * commits. Each store holds one connection of its unit on {@code LISTEN} for the table, on one thread from its
+ * <p><b>Waking waiters in other JVMs.</b> On PostgreSQL a statement that frees a row also notifies it when someone in
+ * another JVM waits: {@code WITH changed AS (UPDATE ... RETURNING name, waited_until) SELECT ..., (CASE WHEN
+ * waited_until > now OR <the owner is not of this JVM> THEN pg_notify('<table>', name) END) FROM changed}, delivered
+ * when it commits; a force-release always notifies. A waiter, once registered in this JVM, marks a lock that another
+ * JVM holds (its owner id does not start with this JVM's prefix): {@code UPDATE ... SET waited_until =
+ * GREATEST(waited_until, now + wait) WHERE name = ? AND live AND <held elsewhere> AND <not marked that long
+ * already>}, in one statement that also answers whether the lock is still live. <b>Why no wake-up is lost:</b> the
+ * mark and the release each write the row, so its lock orders them: a release after the mark reads it and notifies;
+ * a mark after the release finds the row free and the waiter tries again at once. A lock held from this JVM is not
+ * marked, since its release wakes the waiter here; one held by a handle restored from another JVM's token is
+ * released with a notification, since its waiters did not mark it. Stores in one JVM that reach one table by
+ * different URLs (so share no local signals) wake each other's waiters only at the next poll. Each store holds one connection of its unit on {@code LISTEN} for the table, on one thread from its
  * {@link Builder#threadFactory thread factory}, started by the first wait; a notification wakes the longest waiter
  * on that name in this JVM, except the notifications of this store's own releases, which woke a waiter here already.
  * While it listens, a waiter does not park if the store saw any release since its last attempt began (so that a
@@ -134,12 +144,14 @@ import java.util.regex.Pattern;
  *     holder      VARCHAR(1000),
  *     acquired_at TIMESTAMP WITH TIME ZONE NOT NULL,
  *     expires_at  TIMESTAMP WITH TIME ZONE NOT NULL,
- *     fence       BIGINT NOT NULL
+ *     fence       BIGINT NOT NULL,
+ *     waited_until TIMESTAMP WITH TIME ZONE
  * ) WITH (fillfactor = 50);
  * </pre>
  * No index on {@code expires_at}: every acquire and release changes it, and without an index on it (and with room
  * left on each page) PostgreSQL updates the row in place (HOT), so the table and its index do not grow with churn
- * even without vacuum. The cleanup scans the table instead. A table of an earlier version with its
+ * even without vacuum. The cleanup scans the table instead. {@code waited_until} (not indexed either) is where
+ * waiters of other JVMs mark a lock; a table of an earlier version gets it on first use (see {@code DDL.md}). A table of an earlier version with its
  * {@code exclusive_lock_expires_at} index keeps working; a store with {@code createTable(true)} drops the index on
  * first use (logged at INFO), any other logs a WARNING naming the {@code DROP INDEX}.
  *
@@ -183,6 +195,7 @@ public final class JpaLockStore implements LockStore {
     private final Cleanup cleanup;
     private final Transactions transactions;
     private final ThreadFactory threads;
+    private final String localOwners;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Object initLock = new Object();
     private volatile LockTable lockTable;
@@ -209,6 +222,7 @@ public final class JpaLockStore implements LockStore {
         this.waitPolicy = WaitPolicy.backoff(builder.minBackoff, builder.maxBackoff);
         this.threads = NamedThreads.of(builder.threads, "exclusive-jpa-listener-" + builder.storeName);
         this.cleanup = new Cleanup(builder.retention, builder.clock);
+        this.localOwners = builder.localOwners;
         this.ownsFactory = builder.factory == null;
         this.factory = ownsFactory
                 ? Setup.openFactory(
@@ -265,14 +279,20 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
-        return releasing(name, () -> lockTable().release(name, owner), released -> released);
+        return releasing(
+                        name,
+                        () -> lockTable().release(name, owner),
+                        freed -> freed != LockTable.Freed.NOT_HELD,
+                        freed -> freed == LockTable.Freed.NOTIFIED)
+                != LockTable.Freed.NOT_HELD;
     }
 
     /**
      * Runs a release; when it freed the row, wakes a waiter of this JVM. While the listener listens, it is told first
-     * to skip the notification this release sends, which would wake a second waiter here.
+     * to skip the notification this release may send, which would wake a second waiter here, and told again when the
+     * release sent none.
      */
-    private <T> T releasing(String name, Supplier<T> release, Predicate<T> freed) {
+    private <T> T releasing(String name, Supplier<T> release, Predicate<T> freed, Predicate<T> notified) {
         LockTable ready = lockTable();
         ReleaseListener current = listener;
         boolean expected = current != null && current.listening();
@@ -288,10 +308,11 @@ public final class JpaLockStore implements LockStore {
             }
             throw e;
         }
+        if (expected && !notified.test(outcome)) {
+            current.unexpect(name);
+        }
         if (freed.test(outcome)) {
             released(name);
-        } else if (expected) {
-            current.unexpect(name);
         }
         return outcome;
     }
@@ -308,13 +329,21 @@ public final class JpaLockStore implements LockStore {
         long millis = minHold.toMillis();
         long floor = minHold.minusMillis(millis).isZero() ? millis : millis + 1;
         LockTable.Floored outcome = releasing(
-                name, () -> lockTable().release(name, owner, floor), floored -> floored == LockTable.Floored.RELEASED);
+                name,
+                () -> lockTable().release(name, owner, floor),
+                floored -> floored == LockTable.Floored.RELEASED || floored == LockTable.Floored.NOTIFIED,
+                floored -> floored == LockTable.Floored.NOTIFIED);
         return outcome != LockTable.Floored.NOT_HELD;
     }
 
     @Override
     public boolean forceRelease(String name) {
-        return releasing(name, () -> lockTable().forceRelease(name), released -> released);
+        return releasing(
+                        name,
+                        () -> lockTable().forceRelease(name),
+                        freed -> freed != LockTable.Freed.NOT_HELD,
+                        freed -> freed == LockTable.Freed.NOTIFIED)
+                != LockTable.Freed.NOT_HELD;
     }
 
     @Override
@@ -360,7 +389,10 @@ public final class JpaLockStore implements LockStore {
     /**
      * Blocks until a release in this JVM, or (on PostgreSQL, while the listener listens) a release anywhere, wakes
      * this thread. With the listener, a waiter returns at once if this store saw any release since this thread's
-     * last attempt began, so that a release between the attempt and the registration is not missed.
+     * last attempt began, so that a release between the attempt and the registration is not missed; then, once
+     * registered, it marks a lock held from another JVM ({@link LockTable#mark}), so that its release notifies, and
+     * returns at once if the lock is free by then. A release that read the row before the mark freed it, so the mark
+     * finds it free; one after the mark reads the mark (the row lock orders them); so none is missed.
      */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
@@ -376,7 +408,21 @@ public final class JpaLockStore implements LockStore {
             return;
         }
         long seen = releasesAtAttempt.get()[0];
-        signals.await(name, maxWait, () -> releases.get() == seen);
+        LockTable ready = lockTable;
+        if (!ready.marks()) {
+            signals.await(name, maxWait, () -> releases.get() == seen);
+            return;
+        }
+        signals.await(name, maxWait, () -> releases.get() == seen && marked(ready, name, maxWait));
+    }
+
+    /** @return whether the lock is still busy, now marked if another JVM holds it; {@code false} if unknown */
+    private static boolean marked(LockTable table, String name, Duration maxWait) {
+        try {
+            return table.mark(name, maxWait.toMillis() + 1);
+        } catch (LockStoreUnavailableException e) {
+            return false; // let the caller try again at once: its next call reports the outage
+        }
     }
 
     /** @return the release listener on PostgreSQL once the store is set up, else {@code null}; for tests */
@@ -419,7 +465,7 @@ public final class JpaLockStore implements LockStore {
         }
         synchronized (initLock) {
             if (lockTable == null) {
-                Setup.Ready ready = new Setup(transactions, storeName, table).run(createTable, factory);
+                Setup.Ready ready = new Setup(transactions, storeName, table, localOwners).run(createTable, factory);
                 signals = ready.signals();
                 Connections connections = transactions.connections();
                 if (ready.table().database().notifies() && connections != null && !closed.get()) {
@@ -452,6 +498,7 @@ public final class JpaLockStore implements LockStore {
         private Clock clock = Clock.systemUTC();
         private TransactionManager transactionManager;
         private ThreadFactory threads;
+        private String localOwners = Owners.jvmPrefix();
 
         private Builder(EntityManagerFactory factory, String persistenceUnit) {
             this.factory = factory;
@@ -570,6 +617,16 @@ public final class JpaLockStore implements LockStore {
          */
         public Builder threadFactory(ThreadFactory threads) {
             this.threads = threads;
+            return this;
+        }
+
+        /**
+         * @param prefix what the owners this store counts as its JVM's start with, in place of this JVM's; for tests
+         *               that play two JVMs in one
+         * @return this builder
+         */
+        Builder localOwners(String prefix) {
+            this.localOwners = Objects.requireNonNull(prefix, "prefix");
             return this;
         }
 

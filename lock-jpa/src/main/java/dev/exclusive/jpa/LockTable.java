@@ -132,24 +132,57 @@ final class LockTable {
                 Instant.ofEpochMilli(number(row[from + 2])));
     }
 
-    /** @return whether {@code owner}'s live lease was freed */
-    boolean release(String name, String owner) {
-        return change(name, () -> changed(statements.release, name, owner)) == 1;
+    /** What a release or force-release did. */
+    enum Freed {
+        /** the lock was free, expired or (release) another owner's */
+        NOT_HELD,
+        /** the row is free; no notification was sent (nobody in another JVM waits, or the database has none) */
+        FREED,
+        /** the row is free, and its name was notified to the listeners of every JVM */
+        NOTIFIED
     }
 
-    /** @return how many rows {@code sql} changed: a count it answers where it notifies, else its update count */
-    private int changed(String sql, Object... arguments) {
-        return statements.database.notifies()
-                ? (int) number(transactions.rows(sql, arguments).get(0)[0])
-                : transactions.update(sql, arguments);
+    /** @return what became of {@code owner}'s live lease */
+    Freed release(String name, String owner) {
+        if (statements.database.notifies()) {
+            return change(name, () -> {
+                List<Object[]> rows = transactions.rows(statements.release, name, owner);
+                return rows.isEmpty() ? Freed.NOT_HELD : number(rows.get(0)[0]) == 1 ? Freed.NOTIFIED : Freed.FREED;
+            });
+        }
+        return change(name, () -> transactions.update(statements.release, name, owner)) == 1
+                ? Freed.FREED
+                : Freed.NOT_HELD;
+    }
+
+    /**
+     * A waiter's mark on a lock held from another JVM, so that its release notifies (see {@link Statements#mark}).
+     *
+     * @return whether the lock is live (marked, or held from this JVM); {@code false} when it is free or expired, or
+     *         the table has no mark, and the waiter should try again at once
+     */
+    boolean mark(String name, long maxWaitMillis) {
+        return statements.marks
+                && change(
+                                name,
+                                () -> number(transactions.rows(statements.mark, name, maxWaitMillis)
+                                        .get(0)[0]))
+                        > 0;
+    }
+
+    /** @return whether the table takes waiters' marks, so that releases notify only when one waits */
+    boolean marks() {
+        return statements.marks;
     }
 
     /** What a release with a minimum hold did. */
     enum Floored {
         /** the lock was free, expired or another owner's */
         NOT_HELD,
-        /** the floor had passed: the row is free */
+        /** the floor had passed: the row is free; no notification was sent */
         RELEASED,
+        /** the floor had passed: the row is free, and its name was notified to the listeners of every JVM */
+        NOTIFIED,
         /** the floor is ahead: the lease now ends there, or already ended before */
         KEPT
     }
@@ -162,9 +195,11 @@ final class LockTable {
         if (statements.database.returning()) {
             return change(name, () -> {
                 List<Object[]> rows = transactions.rows(statements.releaseWithFloor, name, owner, minHoldMillis);
-                return rows.isEmpty()
-                        ? Floored.NOT_HELD
-                        : number(rows.get(0)[0]) == 1 ? Floored.RELEASED : Floored.KEPT;
+                if (rows.isEmpty()) {
+                    return Floored.NOT_HELD;
+                }
+                Object[] row = rows.get(0);
+                return number(row[0]) != 1 ? Floored.KEPT : number(row[1]) == 1 ? Floored.NOTIFIED : Floored.RELEASED;
             });
         }
         return change(
@@ -184,9 +219,20 @@ final class LockTable {
                 }));
     }
 
-    /** @return whether a live lease was freed */
-    boolean forceRelease(String name) {
-        return change(name, () -> changed(statements.forceRelease, name)) == 1;
+    /** @return what became of the live lease, whoever held it */
+    Freed forceRelease(String name) {
+        if (statements.database.notifies()) {
+            return change(
+                                    name,
+                                    () -> number(transactions.rows(statements.forceRelease, name)
+                                            .get(0)[0]))
+                            == 1
+                    ? Freed.NOTIFIED
+                    : Freed.NOT_HELD;
+        }
+        return change(name, () -> transactions.update(statements.forceRelease, name)) == 1
+                ? Freed.FREED
+                : Freed.NOT_HELD;
     }
 
     /** @return whether {@code owner}'s live lease now ends {@code ttlMillis} from now */

@@ -44,11 +44,14 @@ final class Setup {
     private final Transactions transactions;
     private final String storeName;
     private final String table;
+    private final String localOwners;
 
-    Setup(Transactions transactions, String storeName, String table) {
+    /** @param localOwners what the owners of this JVM start with, for the statements */
+    Setup(Transactions transactions, String storeName, String table, String localOwners) {
         this.transactions = transactions;
         this.storeName = storeName;
         this.table = table;
+        this.localOwners = localOwners;
     }
 
     /**
@@ -101,8 +104,11 @@ final class Setup {
         } catch (PersistenceException e) {
             throw Failures.unavailable(storeName, "the database", null, e);
         }
-        Statements statements = new Statements(found.database(), table);
+        Statements statements = new Statements(found.database(), table, localOwners, true);
         prepareTable(statements, create);
+        if (statements.marks && !markColumn(statements)) {
+            statements = new Statements(found.database(), table, localOwners, false);
+        }
         LocalSignals signals = SIGNALS.computeIfAbsent(
                 (found.url() == null ? "factory@" + System.identityHashCode(factory) : found.url()) + "|"
                         + table.toLowerCase(Locale.ROOT),
@@ -276,6 +282,54 @@ final class Setup {
                 storeName,
                 table,
                 drop);
+    }
+
+    /**
+     * A table of an earlier version (PostgreSQL) gets {@code waited_until}, where waiters of other JVMs mark a lock
+     * so that its release notifies: a nullable column without an index, which PostgreSQL adds without rewriting the
+     * table. Logged at INFO; where it cannot be added (no privilege, a lock timeout) a WARNING names the statement,
+     * and every release notifies, as in earlier versions.
+     *
+     * @return whether the table has the column now
+     */
+    private boolean markColumn(Statements statements) {
+        if (answers(statements.markProbe)) {
+            return true;
+        }
+        try {
+            transactions.run(
+                    em -> transactions.query(em, statements.addMarkColumn).executeUpdate());
+        } catch (PersistenceException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Adding waited_until to the lock table failed: {0}", e);
+        }
+        if (answers(statements.markProbe)) {
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "Store ''{0}'': added column waited_until to table {1}, where waiters in other JVMs mark a lock"
+                            + " so that only its release notifies them ({2})",
+                    storeName,
+                    table,
+                    statements.addMarkColumn);
+            return true;
+        }
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "Store ''{0}'': table {1} has no column waited_until, so every release notifies every JVM (a"
+                        + " notification costs each release a global lock at commit); add it: {2}",
+                storeName,
+                table,
+                statements.addMarkColumn);
+        return false;
+    }
+
+    /** @return whether {@code query} runs */
+    private boolean answers(String query) {
+        try {
+            transactions.run(em -> transactions.query(em, query).getSingleResult());
+            return true;
+        } catch (PersistenceException e) {
+            return false;
+        }
     }
 
     /**

@@ -2,12 +2,24 @@ package dev.exclusive.jpa;
 
 /**
  * The store's statements for one table on one database, built once. Parameters are JPA ordinal parameters
- * ({@code ?1}); the table name is checked by {@link JpaLockStore.Builder#table} before it gets here.
+ * ({@code ?1}); the table name is checked by {@link JpaLockStore.Builder#table} before it gets here, and the prefix
+ * of this JVM's owners is URL-safe Base64, so both are put into the statements as they are.
  */
 final class Statements {
 
+    /** What {@link #localOwners} may hold, since it is put into statements as a literal. */
+    private static final java.util.regex.Pattern OWNER_PREFIX = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
+
     final Database database;
     final String table;
+    /** What the owners of locks taken in this JVM start with. */
+    final String localOwners;
+    /**
+     * Whether the table has {@code waited_until} (PostgreSQL), where waiters of other JVMs mark a lock, so that a
+     * release notifies only when one of them waits; without it (a table of an earlier version that could not be
+     * changed, or another database) every release notifies, as before.
+     */
+    final boolean marks;
 
     /**
      * The whole acquisition in one statement, where the database has one (all but MySQL): takes over a free or
@@ -29,8 +41,10 @@ final class Statements {
     final String readRemaining;
 
     /**
-     * Frees the owner's live lease: name, owner. On PostgreSQL a query answering how many rows it freed (0 or 1),
-     * each freed name notified on {@link #channel} in the same statement; elsewhere an update.
+     * Frees the owner's live lease: name, owner. On PostgreSQL a query answering one row {@code (notified, ...)} per
+     * row it freed (none or one), which notifies the freed name on {@link #channel} in the same statement when a
+     * waiter of another JVM marked it ({@link #mark}) or the owner is not one of this JVM's (a handle restored from
+     * another JVM's token, whose waiters did not mark); elsewhere an update.
      */
     final String release;
     /**
@@ -42,7 +56,19 @@ final class Statements {
     /** Whether the row of name is free (1) or held (0): read after {@link #releaseWithFloor} without RETURNING. */
     final String readFreed;
 
-    /** Frees a live lease whoever holds it: name; notifies as {@link #release} does. */
+    /**
+     * A waiter's mark on a lock held from another JVM (only where {@link #marks}): name, the longest wait in ms. It
+     * sets {@code waited_until} to at least now plus the wait unless it is that late already, and answers 1 while the
+     * lock is live (marked, marked late enough already, or held from this JVM, whose release wakes the waiter
+     * itself), 0 when it is free or expired. {@code null} elsewhere.
+     */
+    final String mark;
+    /** A query that fails when the table has no {@code waited_until} (PostgreSQL; {@code null} elsewhere). */
+    final String markProbe;
+    /** Adds {@code waited_until} to a table of an earlier version (PostgreSQL; {@code null} elsewhere). */
+    final String addMarkColumn;
+
+    /** Frees a live lease whoever holds it: name; notifies whatever the marks, since any JVM may be waiting. */
     final String forceRelease;
     /** ttl ms, name, owner. */
     final String extend;
@@ -55,9 +81,18 @@ final class Statements {
     /** A cheap query that fails when the table is missing. */
     final String probe;
 
-    Statements(Database database, String table) {
+    /**
+     * @param localOwners what the owners of this JVM start with ({@link dev.exclusive.internal.Owners#jvmPrefix()})
+     * @param marks       whether the table has {@code waited_until}; ignored but on PostgreSQL
+     */
+    Statements(Database database, String table, String localOwners, boolean marks) {
+        if (!OWNER_PREFIX.matcher(localOwners).matches()) {
+            throw new IllegalArgumentException("owner prefix must be URL-safe Base64, got '" + localOwners + "'");
+        }
         this.database = database;
         this.table = table;
+        this.localOwners = localOwners;
+        this.marks = marks && database.notifies();
         String now = database.now();
         String entry = "name, owner, holder, " + database.epochMillis("acquired_at") + ", "
                 + database.epochMillis("expires_at") + ", " + database.remainingMillis("expires_at") + ", fence";
@@ -84,8 +119,17 @@ final class Statements {
                 + database.epochMillis("expires_at") + " FROM " + table + " WHERE name = ?1";
         this.readRemaining =
                 "SELECT " + database.remainingMillis("expires_at") + " FROM " + table + " WHERE name = ?1 AND " + live;
-        this.release = notifying("UPDATE " + table + " SET owner = NULL, expires_at = " + now
-                + " WHERE name = ?1 AND owner = ?2 AND " + live);
+        String release = "UPDATE " + table + " SET owner = NULL, expires_at = " + now
+                + " WHERE name = ?1 AND owner = ?2 AND " + live;
+        // Read on the row as the release left it: a mark that committed first is there (the release waited for its
+        // row lock), and a mark after it finds the row free and marks nothing.
+        String waited =
+                this.marks ? "(waited_until > " + now + " OR NOT starts_with(?2, '" + localOwners + "'))" : "TRUE";
+        this.release = database.notifies()
+                ? "WITH changed AS (" + release + " RETURNING name, waited_until) SELECT CASE WHEN " + waited
+                        + " THEN 1 ELSE 0 END, (CASE WHEN " + waited + " THEN pg_notify('" + channel
+                        + "', name) END) IS NULL FROM changed"
+                : release;
         // One statement decides and changes, as release does; both CASEs see the row as it was (MariaDB and MySQL
         // assign left to right, but expires_at's CASE reads acquired_at and expires_at, never owner).
         String floor = database.plusMillis("acquired_at", "?3");
@@ -95,13 +139,31 @@ final class Statements {
                 + " WHERE name = ?1 AND owner = ?2 AND " + live;
         // PostgreSQL: the freed flag, and a notification only when the row was freed (CASE evaluates lazily)
         this.releaseWithFloor = database.notifies()
-                ? "WITH changed AS (" + releaseWithFloor + " RETURNING name, CASE WHEN owner IS NULL THEN 1 ELSE 0 END"
-                        + " AS freed) SELECT freed, (CASE WHEN freed = 1 THEN pg_notify('" + channel
+                ? "WITH changed AS (" + releaseWithFloor + " RETURNING name, waited_until, CASE WHEN owner IS NULL"
+                        + " THEN 1 ELSE 0 END AS freed) SELECT freed, CASE WHEN freed = 1 AND " + waited
+                        + " THEN 1 ELSE 0 END, (CASE WHEN freed = 1 AND " + waited + " THEN pg_notify('" + channel
                         + "', name) END) IS NULL FROM changed"
                 : releaseWithFloor;
         this.readFreed = "SELECT CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM " + table + " WHERE name = ?1";
         this.forceRelease = notifying(
                 "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND " + live);
+        if (this.marks) {
+            // A mark late enough already is not written again: the waiter is covered by it, since a release that
+            // follows it reads it. Held from this JVM, the release wakes the waiter here without a notification.
+            String until = database.plusMillis("?2");
+            String local = "starts_with(owner, '" + localOwners + "')";
+            this.mark = "WITH marked AS (UPDATE " + table + " SET waited_until = GREATEST(waited_until, " + until
+                    + ") WHERE name = ?1 AND " + live + " AND NOT " + local + " AND (waited_until IS NULL OR"
+                    + " waited_until < " + until + ") RETURNING 1) SELECT (SELECT COUNT(*) FROM marked) + (SELECT"
+                    + " COUNT(*) FROM " + table + " WHERE name = ?1 AND " + live + " AND (" + local
+                    + " OR waited_until >= " + until + "))";
+        } else {
+            this.mark = null;
+        }
+        this.markProbe = database.notifies() ? "SELECT COUNT(waited_until) FROM " + table + " WHERE name = ''" : null;
+        this.addMarkColumn = database.notifies()
+                ? "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS waited_until TIMESTAMP WITH TIME ZONE"
+                : null;
         this.extend = "UPDATE " + table + " SET expires_at = " + database.plusMillis("?1")
                 + " WHERE name = ?2 AND owner = ?3 AND " + live;
         this.inspect = "SELECT " + entry + " FROM " + table + " WHERE name = ?1 AND " + live;

@@ -67,7 +67,8 @@ class PostgresSchemaTest {
     }
 
     @Test
-    void aTableOfThePreviousVersionWorksAndLosesItsExpiryIndexToAStoreThatMayCreateTheTable() throws Exception {
+    void aTableOfThePreviousVersionWorksGainsTheMarkColumnAndLosesItsExpiryIndexToAStoreThatMayCreateTheTable()
+            throws Exception {
         String table = "exclusive_lock_previous";
         TestDatabase.POSTGRES.dropTable(table);
         AbstractJpaLockStoreTest.execute(
@@ -87,6 +88,7 @@ class PostgresSchemaTest {
             assertTrue(kept.release("old", "a"));
         }
         assertEquals(1, indexes(table), "a store that may not create the table leaves its index (and warns)");
+        assertEquals(1, markColumns(table), "every store adds the column where waiters mark a lock");
 
         try (JpaLockStore migrating =
                 JpaLockStore.builder(factory).table(table).createTable(true).build()) {
@@ -104,6 +106,16 @@ class PostgresSchemaTest {
                 ResultSet row = statement.executeQuery(
                         "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = '" + table + "'")) {
             return row.next() ? new long[] {row.getLong(1), row.getLong(2)} : new long[2];
+        }
+    }
+
+    private static int markColumns(String table) throws SQLException {
+        try (Connection connection = TestDatabase.POSTGRES.connect();
+                Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT COUNT(*) FROM information_schema.columns WHERE"
+                        + " table_name = '" + table + "' AND column_name = 'waited_until'")) {
+            row.next();
+            return row.getInt(1);
         }
     }
 
