@@ -106,7 +106,7 @@ final class Setup {
         }
         Statements statements = new Statements(found.database(), table, localOwners, true);
         prepareTable(statements, create);
-        if (statements.marks && !markColumn(statements)) {
+        if (statements.marks && !markColumn(statements, create)) {
             statements = new Statements(found.database(), table, localOwners, false);
         }
         LocalSignals signals = SIGNALS.computeIfAbsent(
@@ -285,48 +285,53 @@ final class Setup {
     }
 
     /**
-     * A table of an earlier version (PostgreSQL) gets {@code waited_until}, where waiters of other JVMs mark a lock
-     * so that its release notifies: a nullable column without an index, which PostgreSQL adds without rewriting the
-     * table. Logged at INFO; where it cannot be added (no privilege, a lock timeout) a WARNING names the statement,
-     * and every release notifies, as in earlier versions.
+     * A table of an earlier version (PostgreSQL) lacks {@code waited_until}, where waiters of other JVMs mark a lock
+     * so that its release notifies. A store allowed to create the table adds it (a nullable column without an
+     * index, which PostgreSQL adds without rewriting the table), saying so at INFO; otherwise, or when that fails
+     * (no privilege, a lock timeout), a WARNING names the statement, and every release notifies, as in earlier
+     * versions.
      *
      * @return whether the table has the column now
      */
-    private boolean markColumn(Statements statements) {
-        if (answers(statements.markProbe)) {
+    private boolean markColumn(Statements statements, boolean create) {
+        if (hasMarkColumn(statements)) {
             return true;
         }
-        try {
-            transactions.run(
-                    em -> transactions.query(em, statements.addMarkColumn).executeUpdate());
-        } catch (PersistenceException e) {
-            LOG.log(System.Logger.Level.DEBUG, "Adding waited_until to the lock table failed: {0}", e);
-        }
-        if (answers(statements.markProbe)) {
-            LOG.log(
-                    System.Logger.Level.INFO,
-                    "Store ''{0}'': added column waited_until to table {1}, where waiters in other JVMs mark a lock"
-                            + " so that only its release notifies them ({2})",
-                    storeName,
-                    table,
-                    statements.addMarkColumn);
-            return true;
+        if (create) {
+            try {
+                transactions.run(
+                        em -> transactions.query(em, statements.addMarkColumn).executeUpdate());
+            } catch (PersistenceException e) {
+                LOG.log(System.Logger.Level.DEBUG, "Adding waited_until to the lock table failed: {0}", e);
+            }
+            if (hasMarkColumn(statements)) {
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        "Store ''{0}'': added column waited_until to table {1}, where waiters in other JVMs mark a"
+                                + " lock so that only its release notifies them ({2})",
+                        storeName,
+                        table,
+                        statements.addMarkColumn);
+                return true;
+            }
         }
         LOG.log(
                 System.Logger.Level.WARNING,
                 "Store ''{0}'': table {1} has no column waited_until, so every release notifies every JVM (a"
-                        + " notification costs each release a global lock at commit); add it: {2}",
+                        + " notification costs each release a global lock at commit); add it: {2} (or set"
+                        + " create-table=true and the store adds it)",
                 storeName,
                 table,
                 statements.addMarkColumn);
         return false;
     }
 
-    /** @return whether {@code query} runs */
-    private boolean answers(String query) {
+    /** @return whether the lock table has {@code waited_until}; {@code false} if the catalog cannot be asked */
+    private boolean hasMarkColumn(Statements statements) {
         try {
-            transactions.run(em -> transactions.query(em, query).getSingleResult());
-            return true;
+            Object found = transactions.run(
+                    em -> transactions.query(em, statements.markProbe).getSingleResult());
+            return ((Number) found).intValue() > 0;
         } catch (PersistenceException e) {
             return false;
         }

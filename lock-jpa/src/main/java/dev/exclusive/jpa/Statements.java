@@ -125,8 +125,10 @@ final class Statements {
         // row lock), and a mark after it finds the row free and marks nothing.
         String waited =
                 this.marks ? "(waited_until > " + now + " OR NOT starts_with(?2, '" + localOwners + "'))" : "TRUE";
+        // a table of an earlier version, left as it is, has no waited_until to return
+        String returned = this.marks ? "name, waited_until" : "name";
         this.release = database.notifies()
-                ? "WITH changed AS (" + release + " RETURNING name, waited_until) SELECT CASE WHEN " + waited
+                ? "WITH changed AS (" + release + " RETURNING " + returned + ") SELECT CASE WHEN " + waited
                         + " THEN 1 ELSE 0 END, (CASE WHEN " + waited + " THEN pg_notify('" + channel
                         + "', name) END) IS NULL FROM changed"
                 : release;
@@ -139,7 +141,7 @@ final class Statements {
                 + " WHERE name = ?1 AND owner = ?2 AND " + live;
         // PostgreSQL: the freed flag, and a notification only when the row was freed (CASE evaluates lazily)
         this.releaseWithFloor = database.notifies()
-                ? "WITH changed AS (" + releaseWithFloor + " RETURNING name, waited_until, CASE WHEN owner IS NULL"
+                ? "WITH changed AS (" + releaseWithFloor + " RETURNING " + returned + ", CASE WHEN owner IS NULL"
                         + " THEN 1 ELSE 0 END AS freed) SELECT freed, CASE WHEN freed = 1 AND " + waited
                         + " THEN 1 ELSE 0 END, (CASE WHEN freed = 1 AND " + waited + " THEN pg_notify('" + channel
                         + "', name) END) IS NULL FROM changed"
@@ -160,7 +162,11 @@ final class Statements {
         } else {
             this.mark = null;
         }
-        this.markProbe = database.notifies() ? "SELECT COUNT(waited_until) FROM " + table + " WHERE name = ''" : null;
+        // the catalog, not the column: a missing column would fail the query and have the provider log an error
+        this.markProbe = database.notifies()
+                ? "SELECT COUNT(*) FROM pg_attribute WHERE attrelid = CAST('" + table
+                        + "' AS regclass) AND attname = 'waited_until' AND NOT attisdropped"
+                : null;
         this.addMarkColumn = database.notifies()
                 ? "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS waited_until TIMESTAMP WITH TIME ZONE"
                 : null;
