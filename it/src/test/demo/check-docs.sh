@@ -15,6 +15,8 @@
 # - WildFly's demo is the documented `mvn -B -pl it wildfly:run` on the same port, its management port (health,
 #   wildfly:shutdown) moved to CHECK_DOCS_WILDFLY_MANAGEMENT_PORT (default 9482) by -Ddemo.wildfly.management.port
 #   after each wildfly: command, and http://localhost:9990 in the documented calls becomes http://127.0.0.1:<port>.
+# - Payara's demo is the documented `mvn -B -pl it -Ppayara -DskipTests package exec:exec@payara-demo` on the same
+#   port, stopped with Ctrl+C.
 # - Every call (and every expected answer, after "# ") must appear in README.md or it/DEMO.md verbatim, and every
 #   command of their bash blocks must have been run or be listed below as not run, with the reason.
 # - A person types slower than a script: before the second of two calls that compete for a lock, the script waits
@@ -122,9 +124,10 @@ declare -A STARTED=()
 await_banner() { # await_banner <label>: until the demo prints its banner; false if it fails or takes too long
   local label=$1 log=$WORK/$1.log
   local deadline=$((SECONDS + START_TIMEOUT))
-  # liberty:run prints what the server prints after [INFO]; wildfly:run prints WildFly's log lines ([stdout])
-  until grep -qE '^(\[INFO\] |.*\[stdout\] \([^)]*\) )Exclusive demo is up:' "$log"; do
-    if grep -qE 'CWWKZ0002E|CWWKZ0004E|BUILD FAILURE' "$log" || ! kill -0 "${PIDS[$label]}" 2>/dev/null; then
+  # liberty:run prints what the server prints after [INFO]; wildfly:run prints WildFly's log lines ([stdout]);
+  # Payara Micro (exec:exec) prints what the application prints as it is
+  until grep -qE '^(\[INFO\] |.*\[stdout\] \([^)]*\) )?Exclusive demo is up:' "$log"; do
+    if grep -qE 'CWWKZ0002E|CWWKZ0004E|Exception while loading the app|BUILD FAILURE' "$log" || ! kill -0 "${PIDS[$label]}" 2>/dev/null; then
       fail "$label did not start:"
       grep -E 'ERROR|CWWKZ0002E|unknown key|  - ' "$log" | head -20 | tee -a "$FAILURES" >&2
       return 1
@@ -549,6 +552,19 @@ if await_banner wildfly; then
 fi
 CONFIG=wildfly
 stop_demo wildfly 'mvn -B -pl it wildfly:shutdown'
+
+CONFIG=payara
+# The same demo on Payara Micro, on the same port, health next to the application as on Liberty.
+start_demo payara "$PORT" 'mvn -B -pl it -Ppayara -DskipTests package exec:exec@payara-demo'
+if await_banner payara; then
+  banner=$(grep -A7 '^Exclusive demo is up:' "$WORK/payara.log")
+  expect_has "$banner" "  home      http://localhost:$PORT/demo/" "Payara's banner: the demo on the demo's port"
+  expect_has "$banner" "  health    http://localhost:$PORT/health/ready" "Payara's banner: health next to the demo"
+  expect_has "$banner" "  stop      Ctrl+C here" "Payara's banner: how to stop it"
+  walkthrough payara "$PORT" short file
+fi
+CONFIG=payara
+stop_demo payara ctrl-c
 
 CONFIG=two-servers
 start_demo two-1 "$PORT" 'DEMO_LOCKS_DIR=/tmp/exclusive-locks mvn -B -pl it liberty:run'

@@ -8,6 +8,7 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.DoubleHistogram;
+import io.opentelemetry.api.metrics.DoubleHistogramBuilder;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.ObservableLongUpDownCounter;
@@ -153,16 +154,12 @@ public final class LockTelemetry implements LockListener, AutoCloseable {
     }
 
     private LockTelemetry(Meter meter) {
-        acquireDuration = meter.histogramBuilder(ACQUIRE_DURATION)
+        acquireDuration = seconds(meter.histogramBuilder(ACQUIRE_DURATION)
                 .setUnit("s")
-                .setDescription("From a lock call to its outcome (acquired, busy, timeout, error), waits included")
-                .setExplicitBucketBoundariesAdvice(SECONDS_BUCKETS)
-                .build();
-        heldDuration = meter.histogramBuilder(HELD_DURATION)
+                .setDescription("From a lock call to its outcome (acquired, busy, timeout, error), waits included"));
+        heldDuration = seconds(meter.histogramBuilder(HELD_DURATION)
                 .setUnit("s")
-                .setDescription("From a lock's acquisition to its release")
-                .setExplicitBucketBoundariesAdvice(SECONDS_BUCKETS)
-                .build();
+                .setDescription("From a lock's acquisition to its release"));
         // observed, not recorded: an increment of a LongAdder is cheaper than an instrument call on every event
         held = meter.upDownCounterBuilder(HELD)
                 .setUnit("{lock}")
@@ -202,6 +199,21 @@ public final class LockTelemetry implements LockListener, AutoCloseable {
                         .setInstrumentationVersion(version)
                         .build();
         return new LockTelemetry(meter);
+    }
+
+    /**
+     * Builds a histogram of seconds with {@link #SECONDS_BUCKETS}, or with the SDK's default buckets where the
+     * server's OpenTelemetry API is older than 1.32 and has no bucket advice (Payara 6 provides such an API to the
+     * application): the metric is less fine there, but the application starts.
+     */
+    private static DoubleHistogram seconds(DoubleHistogramBuilder builder) {
+        DoubleHistogramBuilder advised;
+        try {
+            advised = builder.setExplicitBucketBoundariesAdvice(SECONDS_BUCKETS);
+        } catch (NoSuchMethodError olderApi) {
+            advised = builder;
+        }
+        return advised.build();
     }
 
     private Series series(String store, String group) {

@@ -12,6 +12,10 @@ import dev.exclusive.memory.MemoryLockStore;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.metrics.DoubleHistogramBuilder;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.api.metrics.MeterBuilder;
+import io.opentelemetry.api.metrics.MeterProvider;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -24,6 +28,8 @@ import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -216,6 +222,49 @@ class LockTelemetryTest {
             assertFalse(registry.lock("x", 10).get());
             assertTrue(lock.release());
         }
+    }
+
+    @Test
+    void onAnOpenTelemetryApiWithoutBucketAdviceTheDurationsAreStillRecorded() {
+        OpenTelemetry olderApi = withoutBucketAdvice(sdk, OpenTelemetry.class);
+        try (LockRegistry registry = LockRegistry.builder()
+                .store("local", new MemoryLockStore(), "shop:")
+                .listener(LockTelemetry.of(olderApi))
+                .build()) {
+            Lock lock = registry.lock("purchase:product:1", 10);
+            assertTrue(lock.get());
+            assertTrue(lock.release());
+
+            Collection<MetricData> collected = metrics.collectAllMetrics();
+            assertThat(histogramCounts(collected, LockTelemetry.ACQUIRE_DURATION))
+                    .containsOnly(Map.entry(series("purchase:*", "acquired"), 1L));
+            assertThat(histogramCounts(collected, LockTelemetry.HELD_DURATION)).containsValue(1L);
+        }
+    }
+
+    /**
+     * {@code real} as an OpenTelemetry API before 1.32 shows it (Payara 6's): its histogram builders have no
+     * {@code setExplicitBucketBoundariesAdvice}, which the JVM reports as a {@link NoSuchMethodError}.
+     */
+    @SuppressWarnings("unchecked")
+    private static <T> T withoutBucketAdvice(Object real, Class<T> type) {
+        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+            if (method.getName().equals("setExplicitBucketBoundariesAdvice")) {
+                throw new NoSuchMethodError(method.toString());
+            }
+            Object result;
+            try {
+                result = method.invoke(real, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+            Class<?> returned = method.getReturnType();
+            boolean onTheWayToAHistogram = returned == MeterProvider.class
+                    || returned == Meter.class
+                    || returned == MeterBuilder.class
+                    || returned == DoubleHistogramBuilder.class;
+            return onTheWayToAHistogram ? withoutBucketAdvice(result, returned) : result;
+        });
     }
 
     private static Attributes series(String group, String outcome) {
