@@ -1,5 +1,6 @@
 package dev.exclusive.redis;
 
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
 import dev.exclusive.spi.Secrets;
@@ -38,6 +39,8 @@ import redis.clients.jedis.util.JedisURIHelper;
  * <li>{@code min-replicas}: replicas that must confirm each acquisition and extension ({@code WAIT}), default 0;
  * {@code replica-timeout}: how long to wait for them, default 50 ms. Too few in time: the call fails with
  * {@code LockStoreUnavailableException} (an acquisition is released again first).</li>
+ * <li>{@code audit-max-records}, {@code audit-max-age}: the bounds of the audit trail (default 1000 records, 7
+ * days; see {@link AuditLimits}).</li>
  * </ul>
  * Unknown keys are rejected, naming the key. No value of {@code url}, {@code password} or any key ending in
  * {@code password} ever appears in a message, a log line or a {@code toString}: a URL is shown as
@@ -56,7 +59,9 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
             "socket-timeout",
             "pool-size",
             "min-replicas",
-            "replica-timeout"));
+            "replica-timeout",
+            "audit-max-records",
+            "audit-max-age"));
 
     /** The fix for a URL that a password broke, the usual cause of a malformed Redis URL. */
     private static final String ENCODE_PASSWORD = "a password in a url must be percent-encoded (# as %23, @ as %40,"
@@ -127,6 +132,7 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
         settings.text("min-replicas").ifPresent(replicas -> builder.minReplicas(minReplicas(settings, replicas)));
         settings.duration("replica-timeout", Duration.ofMillis(1), Duration.ofMinutes(10))
                 .ifPresent(builder::replicaTimeout);
+        builder.auditLimits(AuditLimits.of(settings));
         return builder.build();
     }
 

@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.exclusive.Lock;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.contract.LockStoreContract;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import java.net.URI;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,11 +28,17 @@ class RedisLockStoreTest extends LockStoreContract {
 
     @Override
     protected LockStore createStore() {
-        return RedisLockStore.builder()
+        return createStore(AuditLimits.DEFAULT).orElseThrow();
+    }
+
+    @Override
+    protected Optional<LockStore> createStore(AuditLimits limits) {
+        return Optional.of(RedisLockStore.builder()
                 .url(URI.create(RedisServers.SHARED_URL))
                 .storeName(STORE)
                 .fenceRetention(Duration.ofMinutes(5))
-                .build();
+                .auditLimits(limits)
+                .build());
     }
 
     @Test
