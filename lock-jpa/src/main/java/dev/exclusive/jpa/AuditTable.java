@@ -25,6 +25,7 @@ final class AuditTable {
     static final int MAX_RECORD = 4000;
 
     private final Database database;
+    private final String lockTable;
     private final String table;
     private final Transactions transactions;
     private final String storeName;
@@ -37,6 +38,7 @@ final class AuditTable {
 
     AuditTable(Database database, String lockTable, Transactions transactions, String storeName, AuditLimits limits) {
         this.database = database;
+        this.lockTable = lockTable;
         this.table = lockTable + "_audit";
         this.transactions = transactions;
         this.storeName = storeName;
@@ -83,7 +85,7 @@ final class AuditTable {
                         missing);
             }
         }
-        for (String ddl : createTable(database, table.substring(0, table.length() - "_audit".length()))) {
+        for (String ddl : createTable(database, lockTable)) {
             try {
                 transactions.update(ddl);
             } catch (PersistenceException e) {

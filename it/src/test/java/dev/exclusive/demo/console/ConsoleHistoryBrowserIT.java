@@ -33,7 +33,7 @@ class ConsoleHistoryBrowserIT {
 
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    private static final Duration PAGE = Duration.ofSeconds(30);
+    private static final Duration PAGE = Duration.ofSeconds(60);
     private static final String HISTORY = "exclusive-console-history-grid";
     private static final String IMPORTS = Deployments.SHARED_PREFIX + "imports:users";
     /** Who force-releases, as the other server names its operator. */
@@ -49,13 +49,14 @@ class ConsoleHistoryBrowserIT {
 
     @Test
     void aForceReleaseOnAnotherServerShowsWhoEndedWhichHoldAndTheHoldersLostLeaseFollows() throws Exception {
-        // the import holds imports:users in the shared file store for 10 s of work
-        CompletableFuture<HttpResponse<String>> longImport = post("api/imports/users?seconds=10");
+        // the import holds imports:users in the shared file store for 30 s of work (ttl 60 s)
+        CompletableFuture<HttpResponse<String>> longImport = post("api/imports/users?seconds=30");
         try (LockRegistry otherServer = Deployments.sharedStoreOutside();
                 Browser browser = Browser.start()) {
             browser.viewport(1440, 900);
             browser.openAs("admin", "admin", base, "exclusive");
             List<String> held = browser.await(PAGE, page -> browser.row(IMPORTS));
+            browser.screenshot("console-history-held");
             long fence = Long.parseLong(held.get(7));
 
             assertThat(otherServer.forceRelease("imports:users", ACTOR)).isTrue();
