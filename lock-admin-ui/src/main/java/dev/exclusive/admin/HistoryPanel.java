@@ -73,26 +73,26 @@ public class HistoryPanel extends VerticalLayout {
                 .setHeader("Lock")
                 .setKey("lock")
                 .setTooltipGenerator(entry -> entry.record().lockName())
-                .setWidth("90px")
-                .setFlexGrow(2);
+                .setWidth("150px")
+                .setFlexGrow(0);
         grid.addColumn(entry -> hold(entry.record()))
-                .setHeader("Hold")
+                .setHeader("Hold: fence · holder")
                 .setKey("hold")
                 .setTooltipGenerator(entry -> hold(entry.record()))
                 .setWidth("120px")
-                .setFlexGrow(3);
+                .setFlexGrow(5);
         grid.addColumn(entry -> entry.record().actor())
                 .setHeader("By")
                 .setKey("actor")
                 .setTooltipGenerator(entry -> entry.record().actor())
-                .setWidth("80px")
-                .setFlexGrow(1);
+                .setWidth("100px")
+                .setFlexGrow(0);
         grid.addColumn(entry -> entry.record().detail())
                 .setHeader("Outcome")
                 .setKey("detail")
                 .setTooltipGenerator(entry -> entry.record().detail())
                 .setWidth("120px")
-                .setFlexGrow(3);
+                .setFlexGrow(2);
         grid.setEmptyStateText("No force-release or lost lease recorded.");
         grid.setItems(List.of());
     }
@@ -138,13 +138,13 @@ public class HistoryPanel extends VerticalLayout {
         };
     }
 
-    /** {@code fence 1764… · instance · thread · purpose}, or a dash when no hold was found. */
+    /** {@code 1764… · instance · thread · purpose} (the fence first), or a dash when no hold was found. */
     static String hold(AuditRecord record) {
         if (!record.hasHold()) {
             return "—";
         }
         LockHolder holder = record.holder();
-        StringBuilder text = new StringBuilder("fence ").append(record.fence());
+        StringBuilder text = new StringBuilder().append(record.fence());
         for (String part : List.of(holder.instance(), holder.thread(), holder.purpose())) {
             if (!part.isEmpty()) {
                 text.append(" · ").append(part);

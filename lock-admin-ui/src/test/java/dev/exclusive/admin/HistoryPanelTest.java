@@ -84,7 +84,7 @@ class HistoryPanelTest {
                 .as("the signed-in user, as the container knows them")
                 .isEqualTo("alice");
         assertThat(HistoryPanel.hold(row.record()))
-                .isEqualTo("fence " + held.fence().getAsLong() + " · node-1 · "
+                .isEqualTo(held.fence().getAsLong() + " · node-1 · "
                         + Thread.currentThread().getName() + " · Imports#run");
         assertThat(history.grid().getColumnByKey("detail").getTooltipGenerator().apply(row))
                 .startsWith("released");

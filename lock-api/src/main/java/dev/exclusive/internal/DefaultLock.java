@@ -303,7 +303,7 @@ public final class DefaultLock implements Lock {
         current.stopRenewal();
         RegistryContext.logLost(this);
         current.lossAudited = true;
-        audit(current, "auto-extension found the lease gone while the work ran: it ran out or was force-released");
+        audit(current, "gone while auto-extending: ran out or force-released");
         if (context.hasListeners()) {
             context.tell(listener -> listener.lost(this));
         }
@@ -454,10 +454,7 @@ public final class DefaultLock implements Lock {
         // Told once per hold: a second release of the same hold finds it gone from the handle and says nothing.
         if (hold.compareAndSet(current, null)) {
             if (!released && !current.lossAudited) {
-                audit(
-                        current,
-                        "the release found the lease already over: it ran out (ttl " + ttl
-                                + ") or was force-released before the holder finished");
+                audit(current, "gone before its release: expired or force-released");
             }
             if (context.hasListeners()) {
                 Duration held = Duration.ofNanos(end - current.sinceNanos);

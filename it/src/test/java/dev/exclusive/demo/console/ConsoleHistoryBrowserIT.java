@@ -65,15 +65,15 @@ class ConsoleHistoryBrowserIT {
             assertThat(forced.get(1)).as("store").isEqualTo("shared");
             assertThat(forced.get(3)).as("lock").isEqualTo(IMPORTS);
             assertThat(forced.get(4))
-                    .as("the hold it ended: fence, then the Liberty holder's instance, thread and purpose")
-                    .startsWith("fence " + fence + " · ")
+                    .as("the hold it ended: its fence, then the Liberty holder's instance, thread and purpose")
+                    .startsWith(fence + " · ")
                     .endsWith(" · UserImport#importUsers");
             assertThat(forced.get(5)).as("by").isEqualTo(ACTOR);
             assertThat(forced.get(6)).as("outcome").startsWith("released");
 
             List<String> lost = browser.await(PAGE, page -> historyRow("Lease lost", fence, browser));
             assertThat(lost.get(3)).isEqualTo(IMPORTS);
-            assertThat(lost.get(4)).startsWith("fence " + fence + " · ");
+            assertThat(lost.get(4)).startsWith(fence + " · ");
             assertThat(lost.get(5))
                     .as("the Liberty instance that held it")
                     .isNotEqualTo(ACTOR)
@@ -93,7 +93,7 @@ class ConsoleHistoryBrowserIT {
                 .filter(cells -> cells.size() >= 7
                         && cells.get(2).equals(kind)
                         && cells.get(3).equals(IMPORTS)
-                        && cells.get(4).startsWith("fence " + fence + " "))
+                        && cells.get(4).startsWith(fence + " "))
                 .findFirst()
                 .orElse(null);
     }
