@@ -342,20 +342,30 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
     @Test
     void aMissingAuditTableFailsOnlyTheAuditWithTheFix() {
         String table = "exclusive_lock_unaudited";
-        JpaLockStore creator = store(JpaLockStore.builder(factory).storeName("db").table(table).createTable(true));
-        assertTrue(creator.tryAcquire(unique("created"), "a", HOLDER, Duration.ofSeconds(1)).acquired());
+        JpaLockStore creator =
+                store(JpaLockStore.builder(factory).storeName("db").table(table).createTable(true));
+        assertTrue(creator.tryAcquire(unique("created"), "a", HOLDER, Duration.ofSeconds(1))
+                .acquired());
         JpaLockStore store = store(JpaLockStore.builder(factory).storeName("db").table(table));
 
         dev.exclusive.LockStoreUnavailableException e = assertThrows(
                 dev.exclusive.LockStoreUnavailableException.class,
                 () -> store.audit(new dev.exclusive.AuditRecord(
-                        Instant.now(), dev.exclusive.AuditRecord.Kind.LEASE_LOST, "x", "a", 1, HOLDER, "node", "lost")));
+                        Instant.now(),
+                        dev.exclusive.AuditRecord.Kind.LEASE_LOST,
+                        "x",
+                        "a",
+                        1,
+                        HOLDER,
+                        "node",
+                        "lost")));
         assertTrue(
                 e.getMessage().contains(table + "_audit")
                         && e.getMessage().contains("DDL.md")
                         && e.getMessage().contains("create-table"),
                 e.getMessage());
-        assertTrue(store.tryAcquire(unique("locks-still-work"), "a", HOLDER, Duration.ofSeconds(1)).acquired());
+        assertTrue(store.tryAcquire(unique("locks-still-work"), "a", HOLDER, Duration.ofSeconds(1))
+                .acquired());
     }
 
     @Test
