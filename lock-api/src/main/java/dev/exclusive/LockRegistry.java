@@ -160,19 +160,59 @@ public final class LockRegistry implements AutoCloseable {
     }
 
     /**
-     * Frees a lock whoever holds it. For operators; the holder is not told.
+     * Frees a lock whoever holds it. For operators; the holder is not told. The store's audit trail records it with
+     * this registry's {@linkplain #instanceName() instance name} as the actor.
      *
      * @param name the lock's name, without the store prefix
      * @return {@code true} if a live lock was freed; {@code false} if it was free already
      */
     public boolean forceRelease(String name) {
-        return lock(name, Duration.ofSeconds(1)).forceRelease();
+        return forceRelease(name, context.instanceName());
+    }
+
+    /**
+     * Frees a lock whoever holds it, on behalf of {@code actor}, whom the store's {@linkplain #auditTrail(int) audit
+     * trail} names with the hold that was freed (the one the store showed just before). A failing audit write is
+     * logged and does not fail the release.
+     *
+     * @param name  the lock's name, without the store prefix
+     * @param actor who asks, such as an operator's principal name; never a secret: every operator reads it
+     * @return {@code true} if a live lock was freed; {@code false} if it was free already
+     * @throws InvalidLockNameException      if {@code name} breaks the rule in {@link LockNames}
+     * @throws LockStoreUnavailableException if the store cannot be reached
+     */
+    public boolean forceRelease(String name, String actor) {
+        return ((DefaultLock) lock(name, Duration.ofSeconds(1))).forceRelease(actor);
+    }
+
+    /**
+     * This view's store's audit trail: force-releases and lost leases, newest first, as every server using the
+     * store recorded them (see {@link LockStore#audit(AuditRecord)}), limited to this view's store prefix.
+     *
+     * @param limit the most records to read from the store; positive. With a store prefix, records of other
+     *              prefixes among them are left out, so fewer may come back
+     * @return at most {@code limit} records, newest first; empty for a store that keeps no trail
+     * @throws IllegalArgumentException      if {@code limit} is not positive
+     * @throws LockStoreUnavailableException if the store cannot be reached
+     */
+    public List<AuditRecord> auditTrail(int limit) {
+        if (limit <= 0) {
+            throw new IllegalArgumentException("auditTrail limit must be positive, got " + limit);
+        }
+        List<AuditRecord> records = binding.call(null, () -> binding.store().auditTrail(limit));
+        if (binding.prefix().isEmpty()) {
+            return List.copyOf(records);
+        }
+        return records.stream()
+                .filter(record -> record.lockName().startsWith(binding.prefix()))
+                .toList();
     }
 
     /**
      * Frees the hold an operator saw in {@link #liveLocks}, in the store it was listed from — only if that hold
      * still exists: if it ended and someone else took the lock in the meantime, the new holder is left alone.
-     * Listeners hear it as a force-release.
+     * Listeners hear it as a force-release; the store's audit trail records it with this registry's
+     * {@linkplain #instanceName() instance name} as the actor.
      *
      * @param lock a lock from {@link #liveLocks}
      * @return {@code true} if the listed hold was freed; {@code false} if it had already ended
@@ -180,11 +220,36 @@ public final class LockRegistry implements AutoCloseable {
      * @throws LockStoreUnavailableException if the store cannot be reached
      */
     public boolean forceRelease(LockInfo lock) {
+        return forceRelease(lock, context.instanceName());
+    }
+
+    /**
+     * {@link #forceRelease(LockInfo)} on behalf of {@code actor}, whom the store's {@linkplain #auditTrail(int)
+     * audit trail} names with the listed hold. A failing audit write is logged and does not fail the release.
+     *
+     * @param lock  a lock from {@link #liveLocks}
+     * @param actor who asks, such as the console user's principal name; never a secret: every operator reads it
+     * @return {@code true} if the listed hold was freed; {@code false} if it had already ended
+     * @throws UnknownStoreException         if its store is not configured here
+     * @throws LockStoreUnavailableException if the store cannot be reached
+     */
+    public boolean forceRelease(LockInfo lock, String actor) {
         StoreBinding target = context.binding(lock.store());
         String name = LockNames.requireValidFullName(lock.name(), target.name());
         boolean released = target.call(name, () -> target.store().release(name, lock.owner()));
         String group = target.group(name);
         context.tell(listener -> listener.forceReleased(target.name(), name, group, released));
+        context.audit(
+                target,
+                DefaultLock.forced(
+                        name,
+                        lock.owner(),
+                        lock.fence(),
+                        lock.holder(),
+                        actor,
+                        released
+                                ? "released: the listed hold ended here"
+                                : "nothing released: the listed hold had already ended; a newer holder was left alone"));
         return released;
     }
 

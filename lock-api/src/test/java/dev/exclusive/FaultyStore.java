@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real store with faults injected on demand: an acquisition, a release or an extend that cannot reach the backend, or an
- * extend held back until the test lets it go. Counts list calls, so a test can prove a path never lists.
+ * extend held back until the test lets it go, an audit trail that cannot be written. Counts list calls, so a test can prove a path never lists.
  */
 final class FaultyStore implements LockStore {
 
@@ -24,6 +24,7 @@ final class FaultyStore implements LockStore {
     volatile boolean acquireFails;
     volatile boolean releaseFails;
     volatile boolean extendFails;
+    volatile boolean auditFails;
     volatile ExtendHook extendHook = name -> {};
     final AtomicInteger extends_ = new AtomicInteger();
     final AtomicInteger lists = new AtomicInteger();
@@ -81,6 +82,20 @@ final class FaultyStore implements LockStore {
     public List<LockEntry> list(String prefix, int limit) {
         lists.incrementAndGet();
         return real.list(prefix, limit);
+    }
+
+    @Override
+    public void audit(AuditRecord record) {
+        if (auditFails) {
+            throw new LockStoreUnavailableException(
+                    "injected: the audit trail is down, password=hunter2", record.lockName(), null, null);
+        }
+        real.audit(record);
+    }
+
+    @Override
+    public List<AuditRecord> auditTrail(int limit) {
+        return real.auditTrail(limit);
     }
 
     @Override

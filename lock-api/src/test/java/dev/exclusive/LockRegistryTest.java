@@ -17,11 +17,51 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class LockRegistryTest {
+
+    @Test
+    void aFailingAuditTrailNeverFailsTheForceReleaseAndIsLoggedOnceWithoutSecrets() {
+        FaultyStore store = new FaultyStore(new MemoryLockStore());
+        store.auditFails = true;
+        List<LogRecord> logged = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add(record);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        Logger logger = Logger.getLogger("dev.exclusive");
+        logger.addHandler(capture);
+        try (LockRegistry registry = LockRegistry.builder().store("s", store).build()) {
+            assertTrue(registry.lock("stuck", 30).get());
+            assertTrue(registry.forceRelease("stuck", "alice"), "released although the trail is down");
+            assertFalse(registry.lock("stuck", 30).isLocked());
+            assertTrue(registry.lock("other", 30).get());
+            assertTrue(registry.forceRelease("other", "alice"));
+        } finally {
+            logger.removeHandler(capture);
+        }
+        List<LogRecord> warnings = logged.stream()
+                .filter(record -> record.getLevel() == java.util.logging.Level.WARNING)
+                .toList();
+        assertEquals(1, warnings.size(), "warned once per store");
+        String message = new java.util.logging.SimpleFormatter().formatMessage(warnings.get(0));
+        assertTrue(message.contains("Store 's'") && message.contains("'stuck'"), message);
+        assertFalse(message.contains("hunter2"), message);
+    }
 
     @Test
     void withNoStoreTheRegistryHasOneMemoryStore() {

@@ -46,14 +46,21 @@ import java.util.function.LongSupplier;
  * most {@code scanLimit} locks per store and prefix; a prefix nobody asked for during two intervals is dropped).
  * A force-release here drops the store's listings at once.
  *
+ * <h2>History</h2>
+ * {@link #history()} reads the newest {@value #HISTORY_LIMIT} records of every store's audit trail
+ * ({@link LockRegistry#auditTrail(int)}): force-releases and lost leases from every server on the store, kept by the
+ * store. Each store's trail is shared by every console like a listing: read at most once per refresh interval, again
+ * after a lock change in this JVM or a force-release here.
+ *
  * <h2>Failures</h2>
  * A store that cannot be listed (unreachable, or failing in any other way) becomes a {@link StoreProblem} in the
  * snapshot; the other stores are listed as usual.
  *
  * <h2>Security</h2>
  * {@link #forceRelease} acts for the caller the container knows on the calling thread ({@link ConsoleCaller}),
- * not for whoever the view says: only an authenticated user in the console's role ({@code exclusive.console.role},
- * default {@code exclusive-admin}) releases anything; everyone else, and a thread with no caller at all, is refused
+ * and records that user's principal name as the actor in the store's audit trail; not for whoever the view says:
+ * only an authenticated user in the console's role ({@code exclusive.console.role}, default
+ * {@code exclusive-admin}) releases anything; everyone else, and a thread with no caller at all, is refused
  * and logged at {@code WARNING}. Reading is not checked here: the view refuses users without the role, and its
  * refreshes also run on push and background threads that carry no caller.
  *
@@ -72,6 +79,10 @@ public class LockConsoleService {
     private final LongSupplier changes;
     private final LongSupplier nanoTime;
     private final Map<ScanKey, SharedScan> scans = new ConcurrentHashMap<>();
+    private final Map<String, SharedHistory> histories = new ConcurrentHashMap<>();
+
+    /** How many records of each store's audit trail {@link #history()} reads. */
+    public static final int HISTORY_LIMIT = 50;
 
     /** For the container's client proxy. */
     protected LockConsoleService() {
@@ -198,6 +209,65 @@ public class LockConsoleService {
         }
     }
 
+    /**
+     * The newest records of every store's audit trail, newest first across stores. Each store's trail is read at
+     * most once per refresh interval for all consoles of this server (and again after a lock change here).
+     *
+     * @return the records, with the stores whose trail could not be read
+     */
+    public LockHistory history() {
+        List<LockHistory.Entry> entries = new ArrayList<>();
+        List<StoreProblem> problems = new ArrayList<>();
+        for (String store : registry.storeNames()) {
+            SharedHistory.Trail trail =
+                    histories.computeIfAbsent(store, SharedHistory::new).trail(nanoTime.getAsLong());
+            if (trail.problem() != null) {
+                problems.add(trail.problem());
+            } else {
+                trail.entries().forEach(entries::add);
+            }
+        }
+        return new LockHistory(entries, problems);
+    }
+
+    /** One store's audit trail as the consoles of this server share it: the same rules as {@link SharedScan}. */
+    private final class SharedHistory {
+
+        record Trail(List<LockHistory.Entry> entries, StoreProblem problem) {}
+
+        private final String store;
+        private Trail trail;
+        private long readNanos;
+        private long readAfterChanges;
+
+        SharedHistory(String store) {
+            this.store = store;
+        }
+
+        synchronized Trail trail(long now) {
+            long seenChanges = changes.getAsLong();
+            if (trail == null || now - readNanos >= refreshNanos || seenChanges != readAfterChanges) {
+                trail = read();
+                readNanos = now;
+                readAfterChanges = seenChanges;
+            }
+            return trail;
+        }
+
+        private Trail read() {
+            try {
+                return new Trail(
+                        registry.store(store).auditTrail(HISTORY_LIMIT).stream()
+                                .map(record -> new LockHistory.Entry(store, record))
+                                .toList(),
+                        null);
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "The audit trail of store ''{0}'' could not be read", store, e);
+                return new Trail(List.of(), new StoreProblem(store, describe(e)));
+            }
+        }
+    }
+
     /** A store and the prefix it is asked for: the unit one scan answers and every console shares. */
     private record ScanKey(String store, String prefix) {}
 
@@ -263,9 +333,10 @@ public class LockConsoleService {
                     user == null ? "nobody is signed in" : "not in role '" + role + "'");
             throw new ForceReleaseRefusedException(lock.store(), lock.name(), user, role);
         }
-        boolean released = registry.forceRelease(lock);
-        // this operator's next refresh, and everyone else's, must not show the freed lock
+        boolean released = registry.forceRelease(lock, user);
+        // this operator's next refresh, and everyone else's, must not show the freed lock, and must show the record
         scans.keySet().removeIf(key -> key.store().equals(lock.store()));
+        histories.remove(lock.store());
         ForceReleaseOutcome outcome = released ? ForceReleaseOutcome.RELEASED : ForceReleaseOutcome.ALREADY_RELEASED;
         LOG.log(
                 Level.INFO,

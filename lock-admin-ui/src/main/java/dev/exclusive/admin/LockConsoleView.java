@@ -79,6 +79,7 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
     private final MultiSelectComboBox<String> stores = new MultiSelectComboBox<>("Stores");
     private final Div banners = new Div();
     private final Grid<LockInfo> grid = new Grid<>();
+    private final HistoryPanel history = new HistoryPanel();
     private final List<Registration> liveRegistrations = new ArrayList<>();
     private final List<Component> consoleParts = new ArrayList<>();
 
@@ -186,7 +187,7 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         banners.setWidthFull();
 
         configureGrid();
-        consoleParts.addAll(List.of(heading, scope, filters, banners, grid));
+        consoleParts.addAll(List.of(heading, scope, filters, banners, grid, history));
     }
 
     private void configureGrid() {
@@ -343,6 +344,11 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         return grid;
     }
 
+    /** @return the history panel, for tests */
+    HistoryPanel history() {
+        return history;
+    }
+
     /** Re-reads the stores, then the grid re-renders the rows on screen from the new snapshot. */
     void refresh() {
         if (!allowed) {
@@ -354,6 +360,7 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         grid.setEmptyStateText(
                 filter.equals(LockFilter.all()) ? "No lock is held right now." : "No lock matches the filter.");
         grid.getDataProvider().refreshAll();
+        history.show(service.history(), zone);
     }
 
     private void confirmForceRelease(LockInfo lock) {

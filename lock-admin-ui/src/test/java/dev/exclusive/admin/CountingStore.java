@@ -1,6 +1,8 @@
 package dev.exclusive.admin;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.LockHolder;
+import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
@@ -9,11 +11,16 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A real store that counts how often it is listed: shows which console operations read the stores. */
+/**
+ * A real store that counts how often it is listed and its audit trail read: shows which console operations read the
+ * stores. Its audit trail can be made unreadable.
+ */
 final class CountingStore implements LockStore {
 
     private final LockStore delegate;
     private final AtomicInteger lists = new AtomicInteger();
+    private final AtomicInteger auditReads = new AtomicInteger();
+    volatile boolean auditTrailFails;
 
     CountingStore(LockStore delegate) {
         this.delegate = delegate;
@@ -21,6 +28,24 @@ final class CountingStore implements LockStore {
 
     int lists() {
         return lists.get();
+    }
+
+    int auditReads() {
+        return auditReads.get();
+    }
+
+    @Override
+    public void audit(AuditRecord record) {
+        delegate.audit(record);
+    }
+
+    @Override
+    public List<AuditRecord> auditTrail(int limit) {
+        auditReads.incrementAndGet();
+        if (auditTrailFails) {
+            throw new LockStoreUnavailableException("injected: the audit trail is down", null, null, null);
+        }
+        return delegate.auditTrail(limit);
     }
 
     @Override

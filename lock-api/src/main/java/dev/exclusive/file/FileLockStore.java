@@ -1,11 +1,13 @@
 package dev.exclusive.file;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.file.LockFiles.Access;
 import dev.exclusive.file.LockFiles.Change;
 import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LocalSignals;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
@@ -103,6 +105,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p><b>Waiting:</b> threads of this JVM are woken by a local signal when any store instance on the same folder
  * releases; releases by other processes are seen by polling with a short backoff (2 to 50 ms).
+ *
+ * <p><b>Audit trail:</b> {@code audit.log} in the folder, one record per line, appended under the file's
+ * exclusive OS lock the same way, stamped with the host clock and kept within the store's {@link AuditLimits}
+ * (see {@link FileAuditTrail}).
  */
 public final class FileLockStore implements LockStore {
 
@@ -121,6 +127,7 @@ public final class FileLockStore implements LockStore {
     private final LocalSignals signals;
     private final LockFiles files;
     private final FileCleaner cleaner;
+    private final FileAuditTrail auditTrail;
 
     /**
      * A store on the host's clock, without fsync, with the default retention and timeout.
@@ -157,6 +164,28 @@ public final class FileLockStore implements LockStore {
      */
     public FileLockStore(
             Path directory, String storeName, boolean fsync, Clock clock, Duration retention, Duration timeout) {
+        this(directory, storeName, fsync, clock, retention, timeout, AuditLimits.DEFAULT);
+    }
+
+    /**
+     * @param directory   the shared folder; created if missing
+     * @param storeName   the configured store's name, for messages
+     * @param fsync       whether to force every write to disk
+     * @param clock       the host clock (a test may skew it); it decides expiry, fences, cleanup and audit times
+     * @param retention   how long a name's file is kept after its lock was last released or expired; positive
+     * @param timeout     the longest an operation waits for a lock file's OS lock; positive
+     * @param auditLimits how many and how old audit records {@code audit.log} keeps
+     * @throws LockConfigurationException if the folder cannot be created or written
+     * @throws IllegalArgumentException   if {@code retention} or {@code timeout} is not positive
+     */
+    public FileLockStore(
+            Path directory,
+            String storeName,
+            boolean fsync,
+            Clock clock,
+            Duration retention,
+            Duration timeout,
+            AuditLimits auditLimits) {
         if (retention.isNegative() || retention.isZero() || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("Store '" + storeName + "': retention and timeout must be positive, got "
                     + retention + " and " + timeout);
@@ -187,6 +216,7 @@ public final class FileLockStore implements LockStore {
         }
         this.signals = SIGNALS.computeIfAbsent(this.directory, key -> new LocalSignals());
         this.cleaner = new FileCleaner(this.directory, "*" + SUFFIX, storeName, files, clock, retention);
+        this.auditTrail = new FileAuditTrail(this.directory, files, clock, auditLimits);
     }
 
     /** @return the folder the lock files are in */
@@ -347,6 +377,24 @@ public final class FileLockStore implements LockStore {
     /** @return whether a background cleanup is running, for tests */
     boolean cleanUpRunning() {
         return cleaner.running();
+    }
+
+    @Override
+    public void audit(AuditRecord record) {
+        try {
+            auditTrail.append(record);
+        } catch (IOException e) {
+            throw unavailable(record.lockName(), e);
+        }
+    }
+
+    @Override
+    public List<AuditRecord> auditTrail(int limit) {
+        try {
+            return auditTrail.read(limit);
+        } catch (IOException e) {
+            throw unavailable(null, e);
+        }
     }
 
     @Override

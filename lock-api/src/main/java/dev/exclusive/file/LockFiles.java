@@ -99,6 +99,39 @@ final class LockFiles {
         return run(file, Access.WRITE, false, section, skipped);
     }
 
+    /** Work on the whole content of a plain file that is never removed, under its OS lock. */
+    interface RawSection<T> {
+        T apply(RandomAccessFile file) throws IOException;
+    }
+
+    /**
+     * Runs {@code section} on a plain {@code file} (created if missing) under this JVM's stripe lock and the file's
+     * OS lock, exclusive or shared, waiting for them up to the timeout: the same turn-taking as a lock file, for a
+     * file that is never removed (so no tombstones) and may be larger than a record (the audit trail).
+     *
+     * @throws IOException if the file cannot be used, or its locks stay taken for the whole timeout
+     */
+    <T> T withFile(Path file, boolean shared, RawSection<T> section) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ReentrantLock stripe = STRIPE_LOCKS[Math.floorMod(file.hashCode(), STRIPES)];
+        if (!lockStripe(stripe, deadline)) {
+            throw new IOException("other threads of this JVM kept file '" + file + "' for " + timeout);
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            osLock(raf.getChannel(), shared, true, deadline, file);
+            return section.apply(raf);
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    /** Forces what was written to {@code raf} to disk, if this store was configured to. */
+    void synced(RandomAccessFile raf) throws IOException {
+        if (fsync) {
+            raf.getFD().sync();
+        }
+    }
+
     private <T> T run(Path file, Access access, boolean wait, Section<T> section, T skipped) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         ReentrantLock stripe = STRIPE_LOCKS[Math.floorMod(file.hashCode(), STRIPES)];

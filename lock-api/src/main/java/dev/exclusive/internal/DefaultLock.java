@@ -1,5 +1,6 @@
 package dev.exclusive.internal;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.Lock;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockInterruptedException;
@@ -14,6 +15,7 @@ import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.WaitPolicy;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ScheduledFuture;
@@ -53,14 +55,17 @@ public final class DefaultLock implements Lock {
 
     private record ThreadHolder(Thread thread, LockHolder holder) {}
 
-    /** One hold of this handle: its fence, when it began, lease estimate, and renewal task. */
+    /** One hold of this handle: its fence, holder, when it began, lease estimate, and renewal task. */
     private static final class Hold {
         final long fence;
+        final LockHolder holder;
         /** {@link System#nanoTime()} just before the acquisition request left (or when the hold was adopted). */
         final long sinceNanos;
 
         volatile long deadlineNanos;
         volatile boolean lost;
+        /** Set when the loss went to the store's audit trail, so the release that follows does not add it again. */
+        volatile boolean lossAudited;
         /** Set before the release reaches the store: a renewal that then finds the lease gone is not a loss. */
         volatile boolean releasing;
 
@@ -68,8 +73,9 @@ public final class DefaultLock implements Lock {
         /** The thread running work under this hold, for {@link OnLost#INTERRUPT}; {@code null} between works. */
         volatile Thread worker;
 
-        Hold(long fence, long sinceNanos, long deadlineNanos) {
+        Hold(long fence, LockHolder holder, long sinceNanos, long deadlineNanos) {
             this.fence = fence;
+            this.holder = holder;
             this.sinceNanos = sinceNanos;
             this.deadlineNanos = deadlineNanos;
         }
@@ -228,7 +234,7 @@ public final class DefaultLock implements Lock {
             busyFor = busy.remaining();
         } else if (outcome instanceof Acquisition.Acquired acquired) {
             busyFor = null;
-            Hold current = new Hold(acquired.fence(), before, before + ttl.toNanos());
+            Hold current = new Hold(acquired.fence(), holder, before, before + ttl.toNanos());
             Hold previous = hold.getAndSet(current);
             if (previous != null) {
                 previous.stopRenewal();
@@ -296,6 +302,8 @@ public final class DefaultLock implements Lock {
         current.lost = true;
         current.stopRenewal();
         RegistryContext.logLost(this);
+        current.lossAudited = true;
+        audit(current, "gone while auto-extending: ran out or force-released");
         if (context.hasListeners()) {
             context.tell(listener -> listener.lost(this));
         }
@@ -444,25 +452,77 @@ public final class DefaultLock implements Lock {
             throw failed(Operation.RELEASE, end, e);
         }
         // Told once per hold: a second release of the same hold finds it gone from the handle and says nothing.
-        if (hold.compareAndSet(current, null) && context.hasListeners()) {
-            Duration held = Duration.ofNanos(end - current.sinceNanos);
-            if (released) {
-                context.tell(listener -> listener.released(this, held));
-            } else {
-                context.tell(listener -> listener.expired(this, held));
+        if (hold.compareAndSet(current, null)) {
+            if (!released && !current.lossAudited) {
+                audit(current, "gone before its release: expired or force-released");
+            }
+            if (context.hasListeners()) {
+                Duration held = Duration.ofNanos(end - current.sinceNanos);
+                if (released) {
+                    context.tell(listener -> listener.released(this, held));
+                } else {
+                    context.tell(listener -> listener.expired(this, held));
+                }
             }
         }
         return released;
     }
 
+    /** {@inheritDoc} The store's audit trail records it with the registry's instance name as the actor. */
     @Override
     public boolean forceRelease() {
+        return forceRelease(context.instanceName());
+    }
+
+    /**
+     * {@link #forceRelease()} on behalf of {@code actor}, who is named in the store's audit trail. The hold the
+     * record names is the one the store showed just before the release (read first, in a call of its own).
+     *
+     * @param actor who asks: an operator's principal name, or the instance
+     * @return whether a live lock was freed
+     */
+    public boolean forceRelease(String actor) {
+        Optional<LockEntry> seen = binding.call(name, () -> binding.store().inspect(name));
         boolean released = binding.call(name, () -> binding.store().forceRelease(name));
         if (context.hasListeners()) {
             String counted = group();
             context.tell(listener -> listener.forceReleased(binding.name(), name, counted, released));
         }
+        LockEntry entry = seen.orElse(null);
+        context.audit(
+                binding,
+                forced(
+                        name,
+                        entry == null ? null : entry.owner(),
+                        entry == null ? 0 : entry.fence(),
+                        entry == null ? null : entry.holder(),
+                        actor,
+                        released
+                                ? "released: the holder's lease ended here"
+                                : "nothing to release: the lock was free or its lease had ended"));
         return released;
+    }
+
+    /** The record of a force-release; the hold parts may be {@code null}/0 when no hold was seen. */
+    public static AuditRecord forced(
+            String name, String owner, long fence, LockHolder holder, String actor, String detail) {
+        return new AuditRecord(
+                Instant.now(), AuditRecord.Kind.FORCE_RELEASED, name, owner, fence, holder, actor, detail);
+    }
+
+    /** Records the loss of one of this handle's holds, with the instance as the actor. */
+    private void audit(Hold lostHold, String detail) {
+        context.audit(
+                binding,
+                new AuditRecord(
+                        Instant.now(),
+                        AuditRecord.Kind.LEASE_LOST,
+                        name,
+                        owner,
+                        lostHold.fence,
+                        lostHold.holder,
+                        context.instanceName(),
+                        detail));
     }
 
     @Override
@@ -609,7 +669,8 @@ public final class DefaultLock implements Lock {
         long now = System.nanoTime();
         entry.filter(live -> live.owner().equals(owner)).ifPresent(live -> {
             started = true;
-            hold.set(new Hold(live.fence(), now, now + live.remaining().toNanos()));
+            hold.set(new Hold(
+                    live.fence(), live.holder(), now, now + live.remaining().toNanos()));
         });
         return this;
     }

@@ -1,12 +1,15 @@
 package dev.exclusive.internal;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.Lock;
 import dev.exclusive.LockListener;
 import dev.exclusive.UnknownStoreException;
 import dev.exclusive.spi.NamedThreads;
+import dev.exclusive.spi.Secrets;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -27,6 +30,8 @@ public final class RegistryContext implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ThreadFactory threads;
     private final Map<String, ScheduledThreadPoolExecutor> renewals = new ConcurrentHashMap<>();
+    /** The stores whose audit trail failed a write since this registry started: warned once each. */
+    private final Set<String> auditWarned = ConcurrentHashMap.newKeySet();
 
     public RegistryContext(
             Map<String, StoreBinding> stores,
@@ -94,6 +99,28 @@ public final class RegistryContext implements AutoCloseable {
                 created.setRemoveOnCancelPolicy(true);
                 return created;
             });
+        }
+    }
+
+    /**
+     * Appends to a store's audit trail after the event it records: a failure never reaches the caller, whose
+     * force-release or release already happened. It is logged at {@code WARNING} the first time per store (the
+     * message names the store and the lock, never the record's text), then at {@code DEBUG}.
+     */
+    public void audit(StoreBinding binding, AuditRecord record) {
+        try {
+            binding.store().audit(record);
+        } catch (RuntimeException e) {
+            boolean first = auditWarned.add(binding.name());
+            LOG.log(
+                    first ? Level.WARNING : Level.DEBUG,
+                    "Store ''{0}'' could not append to its audit trail ({1} of lock ''{2}''): {3}; the {1} itself"
+                            + " went ahead{4}",
+                    binding.name(),
+                    record.kind(),
+                    record.lockName(),
+                    Secrets.rulesOnly().mask(e.toString()),
+                    first ? ". Later failures of this store's audit trail are logged at DEBUG" : "");
         }
     }
 

@@ -1,13 +1,16 @@
 package dev.exclusive.memory;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.LockHolder;
 import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LocalSignals;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.WaitPolicy;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +46,10 @@ import java.util.function.LongSupplier;
  * so a million one-off names leave no growth. Waiters are woken by a local signal on release and sleep until the
  * holder's expiry otherwise: no polling. Expiry follows the JVM's monotonic clock ({@link System#nanoTime()}),
  * so wall-clock changes do not move it; wall-clock times in {@link LockEntry} are derived for display.
+ *
+ * <p>Audit trail: a ring of the last {@link AuditLimits#maxRecords()} records in this instance, stamped with the
+ * wall clock; records older than {@link AuditLimits#maxAge()} are dropped when a record is appended or read. It
+ * lives and dies with the instance, like the locks.
  */
 public final class MemoryLockStore implements LockStore {
 
@@ -55,6 +62,10 @@ public final class MemoryLockStore implements LockStore {
     private final LongSupplier nanoClock;
     /** Wall-clock nanoseconds minus monotonic nanoseconds at construction: display times without a clock read. */
     private final long wallOffsetNanos;
+
+    private final AuditLimits auditLimits;
+    /** Newest first; guarded by itself. */
+    private final ArrayDeque<AuditRecord> audit = new ArrayDeque<>();
 
     /**
      * One lease; immutable, replaced on every change. Compared by identity, so that a conditional
@@ -91,7 +102,18 @@ public final class MemoryLockStore implements LockStore {
      * @param nanoClock nanoseconds that never go back, like {@link System#nanoTime()}
      */
     public MemoryLockStore(LongSupplier nanoClock) {
+        this(nanoClock, AuditLimits.DEFAULT);
+    }
+
+    /**
+     * A store on a given monotonic clock that keeps its audit trail within {@code auditLimits}.
+     *
+     * @param nanoClock   nanoseconds that never go back, like {@link System#nanoTime()}
+     * @param auditLimits how many and how old audit records it keeps
+     */
+    public MemoryLockStore(LongSupplier nanoClock, AuditLimits auditLimits) {
         this.nanoClock = nanoClock;
+        this.auditLimits = java.util.Objects.requireNonNull(auditLimits, "auditLimits");
         Instant wall = Instant.now();
         this.wallOffsetNanos = wall.getEpochSecond() * 1_000_000_000L + wall.getNano() - nanoClock.getAsLong();
     }
@@ -231,6 +253,32 @@ public final class MemoryLockStore implements LockStore {
             Entry entry = locks.get(name);
             return entry != null && entry.liveAt(nanoClock.getAsLong());
         });
+    }
+
+    @Override
+    public void audit(AuditRecord record) {
+        Instant now = Instant.now();
+        synchronized (audit) {
+            audit.addFirst(record.at(now));
+            while (audit.size() > auditLimits.maxRecords()) {
+                audit.removeLast();
+            }
+            dropOlderThan(now.minus(auditLimits.maxAge()));
+        }
+    }
+
+    @Override
+    public List<AuditRecord> auditTrail(int limit) {
+        synchronized (audit) {
+            dropOlderThan(Instant.now().minus(auditLimits.maxAge()));
+            return audit.stream().limit(limit).toList();
+        }
+    }
+
+    private void dropOlderThan(Instant oldest) {
+        while (!audit.isEmpty() && audit.peekLast().at().isBefore(oldest)) {
+            audit.removeLast();
+        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.exclusive.spi;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
 import java.time.Duration;
@@ -147,6 +148,33 @@ public interface LockStore extends AutoCloseable {
      */
     default void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         Thread.sleep(Math.max(1, maxWait.toMillis()));
+    }
+
+    /**
+     * Appends {@code record} to this store's audit trail, which every store instance on the same backend reads
+     * (another server, or this one after a restart). The store stamps the record with its own clock where it has
+     * one ({@link AuditRecord#at(Instant)}) and keeps the trail within its {@link AuditLimits}, dropping the oldest
+     * records. Appends from several instances and processes at once are all kept (within the limits).
+     *
+     * <p>The default keeps nothing, so a store written before audit trails existed still compiles and works; the
+     * console then shows it no history. Every built-in store keeps one.
+     *
+     * @param record what happened
+     * @throws LockStoreUnavailableException if the backend cannot be reached; the registry logs it and carries on
+     *                                       (an audit write never fails the operation it records)
+     */
+    default void audit(AuditRecord record) {}
+
+    /**
+     * Reads this store's audit trail, newest first (by the order of the appends, which is the order of their times
+     * for a store with its own clock), within its {@link AuditLimits}.
+     *
+     * @param limit the most records to return; positive
+     * @return at most {@code limit} records, newest first; empty by default
+     * @throws LockStoreUnavailableException if the backend cannot be reached
+     */
+    default List<AuditRecord> auditTrail(int limit) {
+        return List.of();
     }
 
     /**

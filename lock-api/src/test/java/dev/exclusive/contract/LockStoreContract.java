@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.InvalidLockDurationException;
 import dev.exclusive.InvalidLockNameException;
 import dev.exclusive.InvalidLockTokenException;
@@ -18,11 +19,14 @@ import dev.exclusive.LockRegistry;
 import dev.exclusive.LockResult;
 import dev.exclusive.UnknownStoreException;
 import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -35,6 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -78,6 +83,25 @@ public abstract class LockStoreContract {
      */
     protected LockStore createPeerStore(LockStore first) {
         return createStore();
+    }
+
+    /**
+     * Opens a store on this test's backend that keeps its audit trail within {@code limits}, for the case that
+     * proves the bound. The default returns empty, and that case is skipped; every built-in store overrides it.
+     *
+     * @param limits the audit trail's bounds
+     * @return a new store, or empty when the store's audit trail cannot be bounded from a test
+     */
+    protected Optional<LockStore> createStore(AuditLimits limits) {
+        return Optional.empty();
+    }
+
+    /**
+     * @return whether a new store instance on the backend reads the audit trail an earlier one wrote (a restart);
+     *         {@code false} only for a store that lives in one instance (memory)
+     */
+    protected boolean auditSurvivesRestart() {
+        return true;
     }
 
     /** @return a ttl short enough to wait out in a test, long enough for the store to be asked twice */
@@ -317,6 +341,108 @@ public abstract class LockStoreContract {
     void forceReleaseOfAFreeLockReturnsFalse() {
         assertFalse(lock("free").forceRelease());
         assertFalse(registry.forceRelease("free"));
+    }
+
+    @Test
+    void forceReleaseIsAuditedWithItsActorAndTheHoldItEnded() {
+        Lock holder = registry.lock("audited", Duration.ofMinutes(1)).purpose("Imports#run");
+        assertTrue(holder.get());
+        Instant before = Instant.now();
+        assertTrue(registry.forceRelease("audited", "alice"));
+
+        AuditRecord record = registry.auditTrail(20).get(0);
+        assertEquals(AuditRecord.Kind.FORCE_RELEASED, record.kind());
+        assertEquals(fullName("audited"), record.lockName());
+        assertEquals("alice", record.actor());
+        assertEquals(holder.owner(), record.owner());
+        assertEquals(holder.fence().getAsLong(), record.fence());
+        assertEquals("contract-node", record.holder().instance());
+        assertEquals(Thread.currentThread().getName(), record.holder().thread());
+        assertEquals("Imports#run", record.holder().purpose());
+        assertTrue(record.detail().startsWith("released"), record.detail());
+        // the store's clock, which may differ from this JVM's by a little
+        assertTrue(Duration.between(before, record.at()).abs().compareTo(Duration.ofMinutes(1)) < 0, record::toString);
+    }
+
+    @Test
+    void auditTrailIsNewestFirstAndNamesAFreeLockWithoutAHold() {
+        assertFalse(registry.forceRelease("first", "ops"));
+        assertTrue(lock("second").get());
+        assertTrue(registry.forceRelease("second", "ops"));
+        assertFalse(lock("third").forceRelease());
+
+        List<AuditRecord> trail = registry.auditTrail(20);
+        assertEquals(
+                List.of(fullName("third"), fullName("second"), fullName("first")),
+                trail.stream().map(AuditRecord::lockName).limit(3).toList());
+        assertFalse(trail.get(0).hasHold(), "nobody held 'third'");
+        assertEquals(0, trail.get(0).fence());
+        assertEquals("contract-node", trail.get(0).actor(), "the handle's force-release acts as the instance");
+        assertTrue(trail.get(1).hasHold());
+        assertTrue(
+                trail.get(2).detail().startsWith("nothing to release"),
+                trail.get(2).detail());
+    }
+
+    @Test
+    void aListedForceReleaseAndTheHoldersLostLeaseAreBothAudited() {
+        Lock holder = lock("listed-audit");
+        assertTrue(holder.get());
+        LockInfo seen = registry.liveLocks("listed-audit", 1).get(0);
+        assertTrue(registry.forceRelease(seen, "bob"));
+        assertFalse(holder.release(), "the holder finds its lease gone");
+
+        List<AuditRecord> trail = registry.auditTrail(20);
+        AuditRecord lost = trail.get(0);
+        assertEquals(AuditRecord.Kind.LEASE_LOST, lost.kind());
+        assertEquals(holder.owner(), lost.owner());
+        assertEquals(seen.fence(), lost.fence());
+        assertEquals("contract-node", lost.actor());
+        AuditRecord forced = trail.get(1);
+        assertEquals(AuditRecord.Kind.FORCE_RELEASED, forced.kind());
+        assertEquals("bob", forced.actor());
+        assertEquals(seen.fence(), forced.fence());
+        assertEquals(seen.holder(), forced.holder());
+    }
+
+    @Test
+    void anotherServerReadsTheAuditTrail() {
+        assertTrue(lock("shared-audit").get());
+        assertTrue(registry.forceRelease("shared-audit", "carol"));
+
+        AuditRecord seen = peerRegistry().auditTrail(20).get(0);
+        assertEquals(fullName("shared-audit"), seen.lockName());
+        assertEquals("carol", seen.actor());
+    }
+
+    @Test
+    void theAuditTrailSurvivesARestart() {
+        Assumptions.assumeTrue(auditSurvivesRestart(), "this store's audit trail lives in one instance");
+        assertTrue(lock("restart-audit").get());
+        assertTrue(registry.forceRelease("restart-audit", "dave"));
+        store().close();
+
+        AuditRecord seen = newRegistry(createStore()).auditTrail(20).get(0);
+        assertEquals(fullName("restart-audit"), seen.lockName());
+        assertEquals("dave", seen.actor());
+    }
+
+    @Test
+    void theAuditTrailKeepsOnlyItsNewestRecords() {
+        Optional<LockStore> bounded = createStore(new AuditLimits(5, Duration.ofDays(7)));
+        Assumptions.assumeTrue(bounded.isPresent(), "this store's audit trail cannot be bounded from a test");
+        LockRegistry small = newRegistry(bounded.get());
+        for (int i = 0; i < 8; i++) {
+            assertFalse(small.forceRelease("bounded-" + i, "ops"));
+        }
+
+        List<AuditRecord> trail = bounded.get().auditTrail(100);
+        assertTrue(trail.size() <= 5, "at most 5 records kept, got " + trail.size());
+        assertEquals(
+                List.of(7, 6, 5, 4, 3).stream()
+                        .map(i -> fullName("bounded-" + i))
+                        .toList(),
+                small.auditTrail(100).stream().map(AuditRecord::lockName).toList());
     }
 
     @Test

@@ -24,7 +24,9 @@ import java.util.concurrent.locks.LockSupport;
  * waiting to be killed; {@code hold-os-lock <folder> <name>} takes the OS lock of the name's file and hangs;
  * {@code stress <folder> <checks folder> <threads> <names> <millis> [clean]} runs threads that lock random names
  * (and, with {@code clean}, one that removes every file idle for a millisecond) and reports
- * {@code calls=... failures=... overlaps=... fenceRegressions=... removed=...} on its last line.
+ * {@code calls=... failures=... overlaps=... fenceRegressions=... removed=...} on its last line;
+ * {@code audit <folder> <actor> <count>} force-releases {@code count} free locks as {@code actor}, each one
+ * appending to the audit trail.
  */
 public final class FileCounterWorker {
 
@@ -57,6 +59,12 @@ public final class FileCounterWorker {
         }
         try (LockRegistry registry =
                 LockRegistry.builder().store("files", new FileLockStore(folder)).build()) {
+            if (args[0].equals("audit")) {
+                for (int i = 0; i < Integer.parseInt(args[3]); i++) {
+                    registry.forceRelease("audited-" + i, args[2]);
+                }
+                return;
+            }
             if (args[0].equals("hold")) {
                 Lock lock = registry.lock(args[2], Duration.ofMillis(Long.parseLong(args[3])));
                 if (!lock.block(Duration.ofSeconds(30))) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
@@ -52,6 +53,32 @@ class FileLockStoreProcessTest {
         }
         assertEquals(
                 processes * rounds, Integer.parseInt(Files.readString(counter).strip()), "lost updates");
+    }
+
+    @Test
+    void threeProcessesAppendingToTheAuditTrailLoseNoRecord() throws Exception {
+        Path locks = folder.resolve("locks");
+        int processes = 3;
+        int rounds = 150;
+        List<Process> workers = new ArrayList<>();
+        for (int i = 0; i < processes; i++) {
+            workers.add(java("audit", locks.toString(), "worker-" + i, Integer.toString(rounds))
+                    .start());
+        }
+        for (Process worker : workers) {
+            assertTrue(worker.waitFor(150, TimeUnit.SECONDS), "worker did not finish");
+            assertEquals(
+                    0,
+                    worker.exitValue(),
+                    "worker failed: " + new String(worker.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+        List<AuditRecord> trail = new FileLockStore(locks).auditTrail(1000);
+        assertEquals(processes * rounds, trail.size(), "lost audit records");
+        for (int i = 0; i < processes; i++) {
+            String actor = "worker-" + i;
+            assertEquals(
+                    rounds, trail.stream().filter(r -> r.actor().equals(actor)).count(), actor);
+        }
     }
 
     @Test

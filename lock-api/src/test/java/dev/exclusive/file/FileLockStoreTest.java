@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.Lock;
 import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.contract.LockStoreContract;
 import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
@@ -25,6 +27,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -39,6 +42,57 @@ class FileLockStoreTest extends LockStoreContract {
     @Override
     protected LockStore createStore() {
         return new FileLockStore(folder);
+    }
+
+    @Override
+    protected Optional<LockStore> createStore(AuditLimits limits) {
+        return Optional.of(new FileLockStore(
+                folder,
+                "file",
+                false,
+                Clock.systemUTC(),
+                FileLockStore.DEFAULT_RETENTION,
+                FileLockStore.DEFAULT_TIMEOUT,
+                limits));
+    }
+
+    @Test
+    void auditRecordsOlderThanTheMaximumAgeAreDroppedByTheHostClock() {
+        SettableClock clock = new SettableClock(Instant.parse("2026-11-29T12:00:00Z"));
+        FileLockStore files = new FileLockStore(
+                folder,
+                "files",
+                false,
+                clock,
+                Duration.ofHours(1),
+                Duration.ofSeconds(5),
+                new AuditLimits(100, Duration.ofHours(1)));
+        files.audit(
+                new AuditRecord(Instant.EPOCH, AuditRecord.Kind.LEASE_LOST, "old", "owner", 1, null, "node-1", "lost"));
+        clock.advance(Duration.ofMinutes(30));
+        files.audit(new AuditRecord(
+                Instant.EPOCH, AuditRecord.Kind.LEASE_LOST, "newer", "owner", 2, null, "node-1", "lost"));
+        assertEquals(
+                List.of(Instant.parse("2026-11-29T12:30:00Z"), Instant.parse("2026-11-29T12:00:00Z")),
+                files.auditTrail(10).stream().map(AuditRecord::at).toList(),
+                "stamped by the host clock");
+
+        clock.advance(Duration.ofMinutes(40));
+        assertEquals(
+                List.of("newer"),
+                files.auditTrail(10).stream().map(AuditRecord::lockName).toList(),
+                "an hour old is too old");
+        files.audit(new AuditRecord(
+                Instant.EPOCH, AuditRecord.Kind.LEASE_LOST, "newest", "owner", 3, null, "node-1", "lost"));
+        assertEquals(2, lines(folder.resolve("audit.log")), "the rewrite drops what aged out");
+    }
+
+    private static long lines(Path file) {
+        try (Stream<String> lines = Files.lines(file)) {
+            return lines.count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test

@@ -8,8 +8,10 @@ import dev.exclusive.Lock;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.contract.LockStoreContract;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +26,17 @@ class MemoryLockStoreTest extends LockStoreContract {
     @Override
     protected LockStore createPeerStore(LockStore first) {
         return first;
+    }
+
+    @Override
+    protected Optional<LockStore> createStore(AuditLimits limits) {
+        return Optional.of(new MemoryLockStore(System::nanoTime, limits));
+    }
+
+    /** The trail lives in the instance, like the locks. */
+    @Override
+    protected boolean auditSurvivesRestart() {
+        return false;
     }
 
     @Test

@@ -1,10 +1,12 @@
 package dev.exclusive.jpa;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.LockConfigurationException;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.internal.Owners;
 import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LocalSignals;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
@@ -191,6 +193,10 @@ public final class JpaLockStore implements LockStore {
     private final String storeName;
     private final String table;
     private final boolean createTable;
+    private final AuditLimits auditLimits;
+    /** Set up with the lock table's database on the first audit call; {@code null} until then. */
+    private volatile AuditTable auditTable;
+
     private final WaitPolicy waitPolicy;
     private final Cleanup cleanup;
     private final Transactions transactions;
@@ -219,6 +225,7 @@ public final class JpaLockStore implements LockStore {
         this.storeName = builder.storeName;
         this.table = builder.table;
         this.createTable = builder.createTable;
+        this.auditLimits = builder.auditLimits;
         this.waitPolicy = WaitPolicy.backoff(builder.minBackoff, builder.maxBackoff);
         this.threads = NamedThreads.of(builder.threads, "exclusive-jpa-listener-" + builder.storeName);
         this.cleanup = new Cleanup(builder.retention, builder.clock);
@@ -364,6 +371,33 @@ public final class JpaLockStore implements LockStore {
         return lockTable().list(prefix, limit);
     }
 
+    @Override
+    public void audit(AuditRecord record) {
+        auditTable().append(record);
+    }
+
+    @Override
+    public List<AuditRecord> auditTrail(int limit) {
+        return auditTable().read(limit);
+    }
+
+    /** The audit table, checked (or created) once, after the lock table told which database this is. */
+    private AuditTable auditTable() {
+        AuditTable current = auditTable;
+        if (current == null) {
+            LockTable locks = lockTable();
+            synchronized (initLock) {
+                current = auditTable;
+                if (current == null) {
+                    current = new AuditTable(locks.database(), table, transactions, storeName, auditLimits);
+                    current.prepare(createTable);
+                    auditTable = current;
+                }
+            }
+        }
+        return current;
+    }
+
     /**
      * Deletes the rows of names whose last lease ended more than the retention ago (free or expired rows only;
      * a live row is never touched). Runs by itself after acquisitions at most every quarter of the retention;
@@ -491,6 +525,7 @@ public final class JpaLockStore implements LockStore {
         private String storeName = "jpa";
         private String table = DEFAULT_TABLE;
         private boolean createTable;
+        private AuditLimits auditLimits = AuditLimits.DEFAULT;
         private Duration retention = Duration.ofDays(7);
         private Duration minBackoff = Duration.ofMillis(5);
         private Duration maxBackoff = Duration.ofMillis(100);
@@ -526,11 +561,21 @@ public final class JpaLockStore implements LockStore {
         }
 
         /**
-         * @param create whether to create the table (and its index) on first use when missing (default false)
+         * @param create whether to create the table (and its index) and the audit table on first use when missing
+         *               (default false)
          * @return this builder
          */
         public Builder createTable(boolean create) {
             this.createTable = create;
+            return this;
+        }
+
+        /**
+         * @param limits how many and how old records the audit table keeps (default {@link AuditLimits#DEFAULT})
+         * @return this builder
+         */
+        public Builder auditLimits(AuditLimits limits) {
+            this.auditLimits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.exclusive.jpa;
 
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
 import dev.exclusive.spi.StoreSettings;
@@ -20,7 +21,9 @@ import java.util.concurrent.ThreadFactory;
  * (default {@code PT0.005S} and {@code PT0.1S});</li>
  * <li>{@code timeout}: the longest a statement may take (default {@code PT5S});</li>
  * <li>{@code data-source}: the JNDI name of a non-JTA data source that replaces the unit's own, so that one
- * persistence unit serves several databases (the demo switches from H2 to PostgreSQL this way).</li>
+ * persistence unit serves several databases (the demo switches from H2 to PostgreSQL this way);</li>
+ * <li>{@code audit-max-records}, {@code audit-max-age}: the bounds of the audit table {@code <table>_audit}
+ * (default 1000 records, 7 days; see {@link AuditLimits}).</li>
  * </ul>
  * Durations are ISO-8601 ({@code PT30S}, {@code P7D}), whole seconds ({@code 30}) or with a unit ({@code 500ms}).
  */
@@ -36,7 +39,9 @@ public final class JpaLockStoreProvider implements LockStoreProvider {
             "retention",
             "min-backoff",
             "max-backoff",
-            "timeout");
+            "timeout",
+            "audit-max-records",
+            "audit-max-age");
 
     @Override
     public String type() {
@@ -77,6 +82,7 @@ public final class JpaLockStoreProvider implements LockStoreProvider {
             builder.backoff(first, max.orElse(DEFAULT_MAX_BACKOFF.compareTo(first) < 0 ? first : DEFAULT_MAX_BACKOFF));
         }
         settings.duration("timeout", Duration.ofMillis(1), Duration.ofHours(1)).ifPresent(builder::timeout);
+        builder.auditLimits(AuditLimits.of(settings));
         return builder.build();
     }
 }

@@ -12,6 +12,7 @@ import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
 import dev.exclusive.contract.LockStoreContract;
 import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
 import jakarta.persistence.EntityManager;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -75,6 +77,15 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
     @Override
     protected LockStore createStore() {
         return JpaLockStore.builder(factory).storeName(STORE).createTable(true).build();
+    }
+
+    @Override
+    protected Optional<LockStore> createStore(AuditLimits limits) {
+        return Optional.of(JpaLockStore.builder(factory)
+                .storeName(STORE)
+                .createTable(true)
+                .auditLimits(limits)
+                .build());
     }
 
     /** Every acquisition is a few database round trips: 16 threads x 100 rounds still prove mutual exclusion. */
@@ -326,6 +337,35 @@ abstract class AbstractJpaLockStoreTest extends LockStoreContract {
                 e.getMessage().contains("exclusive_lock_missing")
                         && e.getMessage().contains("create-table"),
                 e.getMessage());
+    }
+
+    @Test
+    void aMissingAuditTableFailsOnlyTheAuditWithTheFix() {
+        String table = "exclusive_lock_unaudited";
+        JpaLockStore creator =
+                store(JpaLockStore.builder(factory).storeName("db").table(table).createTable(true));
+        assertTrue(creator.tryAcquire(unique("created"), "a", HOLDER, Duration.ofSeconds(1))
+                .acquired());
+        JpaLockStore store = store(JpaLockStore.builder(factory).storeName("db").table(table));
+
+        dev.exclusive.LockStoreUnavailableException e = assertThrows(
+                dev.exclusive.LockStoreUnavailableException.class,
+                () -> store.audit(new dev.exclusive.AuditRecord(
+                        Instant.now(),
+                        dev.exclusive.AuditRecord.Kind.LEASE_LOST,
+                        "x",
+                        "a",
+                        1,
+                        HOLDER,
+                        "node",
+                        "lost")));
+        assertTrue(
+                e.getMessage().contains(table + "_audit")
+                        && e.getMessage().contains("DDL.md")
+                        && e.getMessage().contains("create-table"),
+                e.getMessage());
+        assertTrue(store.tryAcquire(unique("locks-still-work"), "a", HOLDER, Duration.ofSeconds(1))
+                .acquired());
     }
 
     @Test

@@ -16,6 +16,12 @@ final class RedisKeys {
     private static final String LOCK = "exclusive:lock:{";
     private static final String FENCE = "exclusive:fence:{";
 
+    /**
+     * The store's audit trail: one list for every lock of the Redis (the registry's store prefix is part of each
+     * record's lock name), a single key, so a Cluster keeps it in one slot.
+     */
+    static final String AUDIT = "exclusive:audit";
+
     /** The channel that release and force-release publish the lease key on, when another instance waits. */
     static final String RELEASED_CHANNEL = "exclusive:released";
 

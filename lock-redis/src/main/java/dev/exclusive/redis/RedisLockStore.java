@@ -1,8 +1,10 @@
 package dev.exclusive.redis;
 
+import dev.exclusive.AuditRecord;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.spi.Acquisition;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LocalSignals;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
@@ -10,6 +12,8 @@ import dev.exclusive.spi.NamedThreads;
 import dev.exclusive.spi.WaitPolicy;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -143,6 +147,12 @@ import redis.clients.jedis.exceptions.JedisException;
  * or {@link #toString()}: URLs are shown as {@code redis://***@host:port}, and Jedis messages that repeat a URL
  * or the password are masked before they are wrapped.
  *
+ * <p>Audit trail. One list, {@value RedisKeys#AUDIT}, newest first: a script ({@code audit.lua}) stamps each
+ * record with the Redis clock, pushes it, cuts the list to the store's {@link AuditLimits#maxRecords()} and pops
+ * records older than {@link AuditLimits#maxAge()}; reading ({@code audit-trail.lua}) also leaves out records past
+ * the age by the Redis clock. Every instance on the same Redis reads the same trail, and Redis keeps it across
+ * restarts of the servers as it keeps the locks.
+ *
  * <p>Thread-safe. Build one with {@link #create(URI)}, {@link #builder()}, or {@link #using(UnifiedJedis)} on
  * a client the application owns.
  */
@@ -184,6 +194,7 @@ public final class RedisLockStore implements LockStore {
 
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Replication replication;
+    private final AuditLimits auditLimits;
 
     /**
      * What {@code min-replicas} and {@code replica-timeout} ask: after an acquisition or extension, {@code WAIT}
@@ -204,7 +215,9 @@ public final class RedisLockStore implements LockStore {
             Duration fenceRetention,
             ThreadFactory threads,
             Replication replication,
-            boolean shardedReleases) {
+            boolean shardedReleases,
+            AuditLimits auditLimits) {
+        this.auditLimits = Objects.requireNonNull(auditLimits, "auditLimits");
         this.topology = Objects.requireNonNull(topology, "topology");
         this.replication = Objects.requireNonNull(replication, "replication");
         this.client = topology.client();
@@ -277,7 +290,13 @@ public final class RedisLockStore implements LockStore {
      */
     public static RedisLockStore using(UnifiedJedis client, String storeName, ThreadFactory threads) {
         return new RedisLockStore(
-                RedisTopology.of(client), storeName, DEFAULT_FENCE_RETENTION, threads, Replication.NONE, true);
+                RedisTopology.of(client),
+                storeName,
+                DEFAULT_FENCE_RETENTION,
+                threads,
+                Replication.NONE,
+                true,
+                AuditLimits.DEFAULT);
     }
 
     /** @return a builder for standalone, Sentinel and Cluster stores with explicit timeouts */
@@ -400,6 +419,45 @@ public final class RedisLockStore implements LockStore {
     @Override
     public List<LockEntry> list(String prefix, int limit) {
         return call(null, "list locks", () -> lister.list(prefix, limit));
+    }
+
+    @Override
+    public void audit(AuditRecord record) {
+        List<String> args = List.of(
+                record.encode(),
+                Integer.toString(auditLimits.maxRecords()),
+                Long.toString(auditLimits.maxAge().toMillis()));
+        call(
+                record.lockName(),
+                "append to the audit trail",
+                () -> RedisScript.AUDIT.run(client, List.of(RedisKeys.AUDIT), args));
+    }
+
+    @Override
+    public List<AuditRecord> auditTrail(int limit) {
+        Object reply = call(
+                null,
+                "read the audit trail",
+                () -> RedisScript.AUDIT_TRAIL.run(client, List.of(RedisKeys.AUDIT), List.of(Integer.toString(limit))));
+        List<?> items = (List<?>) reply;
+        long oldest = ((Number) items.get(0)).longValue() - auditLimits.maxAge().toMillis();
+        List<AuditRecord> records = new ArrayList<>(items.size() - 1);
+        for (Object item : items.subList(1, items.size())) {
+            String stamped = String.valueOf(item);
+            int bar = stamped.indexOf('|');
+            long at;
+            try {
+                at = Long.parseLong(stamped.substring(0, Math.max(bar, 0)));
+            } catch (NumberFormatException e) {
+                continue; // not written by audit.lua: skipped, as a damaged record is
+            }
+            if (at >= oldest) {
+                AuditRecord.decode(stamped.substring(bar + 1))
+                        .map(record -> record.at(Instant.ofEpochMilli(at)))
+                        .ifPresent(records::add);
+            }
+        }
+        return records;
     }
 
     /** Waiters re-check at most every second: release messages can be lost while the subscriber reconnects. */

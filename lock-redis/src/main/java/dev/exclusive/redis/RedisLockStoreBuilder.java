@@ -1,6 +1,7 @@
 package dev.exclusive.redis;
 
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.Secrets;
 import java.net.URI;
 import java.time.Duration;
@@ -42,8 +43,18 @@ public final class RedisLockStoreBuilder {
     private int minReplicas;
     private Duration replicaTimeout = Duration.ofMillis(50);
     private boolean shardedReleases = true;
+    private AuditLimits auditLimits = AuditLimits.DEFAULT;
 
     RedisLockStoreBuilder() {}
+
+    /**
+     * @param limits how many and how old records the audit trail keeps; default {@link AuditLimits#DEFAULT}
+     * @return this builder
+     */
+    public RedisLockStoreBuilder auditLimits(AuditLimits limits) {
+        auditLimits = java.util.Objects.requireNonNull(limits, "limits");
+        return this;
+    }
 
     /**
      * @param retention how long a name's fence counter is kept at least after its last lease ends (for a name in
@@ -228,7 +239,8 @@ public final class RedisLockStoreBuilder {
                 fenceRetention,
                 threads,
                 new RedisLockStore.Replication(minReplicas, replicaTimeout),
-                shardedReleases);
+                shardedReleases,
+                auditLimits);
     }
 
     /**

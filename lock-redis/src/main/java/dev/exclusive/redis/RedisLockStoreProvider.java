@@ -1,5 +1,6 @@
 package dev.exclusive.redis;
 
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.LockStoreProvider;
 import dev.exclusive.spi.Secrets;
@@ -41,6 +42,8 @@ import redis.clients.jedis.util.JedisURIHelper;
  * <li>{@code retention}: how long a name's fence counter is kept after its last lease, default {@code 1h}, at
  * least 1 s. Fences keep increasing after it as long as the Redis clock does not step back by more than the ttl
  * plus the retention; each name used within that time keeps one key of about 150 bytes.</li>
+ * <li>{@code audit-max-records}, {@code audit-max-age}: the bounds of the audit trail (default 1000 records, 7
+ * days; see {@link AuditLimits}).</li>
  * </ul>
  * Unknown keys are rejected, naming the key. No value of {@code url}, {@code password} or any key ending in
  * {@code password} ever appears in a message, a log line or a {@code toString}: a URL is shown as
@@ -60,7 +63,9 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
             "pool-size",
             "min-replicas",
             "replica-timeout",
-            "retention"));
+            "retention",
+            "audit-max-records",
+            "audit-max-age"));
 
     /** The fix for a URL that a password broke, the usual cause of a malformed Redis URL. */
     private static final String ENCODE_PASSWORD = "a password in a url must be percent-encoded (# as %23, @ as %40,"
@@ -133,6 +138,7 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
                 .ifPresent(builder::replicaTimeout);
         settings.duration("retention", Duration.ofSeconds(1), Duration.ofDays(36_500))
                 .ifPresent(builder::fenceRetention);
+        builder.auditLimits(AuditLimits.of(settings));
         return builder.build();
     }
 

@@ -26,6 +26,8 @@ record RedisScript(String name, String source, String sha) {
     static final RedisScript EXTEND = load("extend");
     static final RedisScript FORCE_RELEASE = load("force-release");
     static final RedisScript INSPECT = load("inspect");
+    static final RedisScript AUDIT = load("audit");
+    static final RedisScript AUDIT_TRAIL = load("audit-trail");
 
     /** Runs the script on the node that owns {@code keys}; Jedis exceptions pass through. */
     Object run(UnifiedJedis client, List<String> keys, List<String> args) {

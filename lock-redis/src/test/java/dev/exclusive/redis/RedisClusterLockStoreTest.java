@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.LockInfo;
 import dev.exclusive.contract.LockStoreContract;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,12 +22,15 @@ import org.junit.jupiter.api.Test;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * The store contract on a 3-master Redis Cluster that the test starts on ports 7101-7103 and stops afterwards.
+ * The store contract on a 3-master Redis Cluster that the test starts on ports 7101-7103 (or from {@code -Dredis.cluster.port}) and stops afterwards.
  * The store is built by the provider from the {@code nodes} setting.
  */
 class RedisClusterLockStoreTest extends LockStoreContract {
 
-    private static final int[] PORTS = {7101, 7102, 7103};
+    /** {@code -Dredis.cluster.port=<first>} moves the three nodes, so parallel builds on one host do not meet. */
+    private static final int FIRST_PORT = Integer.getInteger("redis.cluster.port", 7101);
+
+    private static final int[] PORTS = {FIRST_PORT, FIRST_PORT + 1, FIRST_PORT + 2};
     private static Path folder;
 
     @BeforeAll
@@ -41,16 +47,27 @@ class RedisClusterLockStoreTest extends LockStoreContract {
 
     @Override
     protected LockStore createStore() {
-        return new RedisLockStoreProvider()
-                .create(
-                        STORE,
-                        Map.of(
-                                "nodes",
-                                "127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103",
-                                "connect-timeout",
-                                "2s",
-                                "socket-timeout",
-                                "2s"));
+        return createStore(Map.of());
+    }
+
+    /** Through the provider, as configuration builds it, with {@code more} settings. */
+    private LockStore createStore(Map<String, String> more) {
+        Map<String, String> settings = new HashMap<>(Map.of(
+                "nodes",
+                "127.0.0.1:" + PORTS[0] + ", 127.0.0.1:" + PORTS[1] + ", 127.0.0.1:" + PORTS[2],
+                "connect-timeout",
+                "2s",
+                "socket-timeout",
+                "2s"));
+        settings.putAll(more);
+        return new RedisLockStoreProvider().create(STORE, settings);
+    }
+
+    @Override
+    protected Optional<LockStore> createStore(AuditLimits limits) {
+        return Optional.of(createStore(Map.of(
+                "audit-max-records", Integer.toString(limits.maxRecords()),
+                "audit-max-age", limits.maxAge().toString())));
     }
 
     @Test

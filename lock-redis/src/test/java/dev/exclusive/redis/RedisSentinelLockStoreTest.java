@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.Lock;
 import dev.exclusive.contract.LockStoreContract;
+import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,8 +27,10 @@ import redis.clients.jedis.Jedis;
  */
 class RedisSentinelLockStoreTest extends LockStoreContract {
 
-    private static final int MASTER_PORT = 7120;
-    private static final int SENTINEL_PORT = 7121;
+    /** {@code -Dredis.sentinel.port=<master>} moves master and Sentinel, so parallel builds on one host do not meet. */
+    private static final int MASTER_PORT = Integer.getInteger("redis.sentinel.port", 7120);
+
+    private static final int SENTINEL_PORT = MASTER_PORT + 1;
     private static final String MASTER_NAME = "exclusive-test";
     private static Path folder;
 
@@ -65,13 +70,27 @@ class RedisSentinelLockStoreTest extends LockStoreContract {
 
     @Override
     protected LockStore createStore() {
-        return new RedisLockStoreProvider()
-                .create(
-                        STORE,
-                        Map.of(
-                                "sentinel-master", MASTER_NAME,
-                                "sentinels", RedisServers.HOST + ":" + SENTINEL_PORT,
-                                "url", "redis://" + RedisServers.HOST + "/0"));
+        return createStore(Map.of());
+    }
+
+    /** Through the provider, as configuration builds it, with {@code more} settings. */
+    private LockStore createStore(Map<String, String> more) {
+        Map<String, String> settings = new HashMap<>(Map.of(
+                "sentinel-master",
+                MASTER_NAME,
+                "sentinels",
+                RedisServers.HOST + ":" + SENTINEL_PORT,
+                "url",
+                "redis://" + RedisServers.HOST + "/0"));
+        settings.putAll(more);
+        return new RedisLockStoreProvider().create(STORE, settings);
+    }
+
+    @Override
+    protected Optional<LockStore> createStore(AuditLimits limits) {
+        return Optional.of(createStore(Map.of(
+                "audit-max-records", Integer.toString(limits.maxRecords()),
+                "audit-max-age", limits.maxAge().toString())));
     }
 
     @Test

@@ -53,7 +53,10 @@ public class LockAdminResource {
         return live;
     }
 
-    /** Frees a lock whoever holds it: 204 if it was held, 404 if it was free (or no lock of the store has that name). */
+    /**
+     * Frees a lock whoever holds it: 204 if it was held, 404 if it was free (or no lock of the store has that name).
+     * The store's audit trail names the signed-in operator, and the console's History shows it on every server.
+     */
     @DELETE
     @Path("{store}/{name}")
     public Response forceRelease(
@@ -62,7 +65,9 @@ public class LockAdminResource {
         String storePrefix = storePrefix(view);
         boolean freed = name.startsWith(storePrefix)
                 && name.length() > storePrefix.length()
-                && view.forceRelease(name.substring(storePrefix.length()));
+                && view.forceRelease(
+                        name.substring(storePrefix.length()),
+                        security.getUserPrincipal().getName());
         LOG.info(() -> security.getUserPrincipal().getName() + " force-released '" + name + "' in store '" + store
                 + "': " + (freed ? "it was held" : "it was free"));
         return Response.status(freed ? Response.Status.NO_CONTENT : Response.Status.NOT_FOUND)

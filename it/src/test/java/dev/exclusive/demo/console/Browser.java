@@ -29,11 +29,12 @@ final class Browser implements AutoCloseable {
     static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
 
     /**
-     * The rows the grid shows, each as its cells' texts (store, name, holder, purpose, acquired at, expires at,
-     * remaining, fence, action). Cells live in the grid's light DOM, slotted into rows in its shadow DOM.
+     * The rows a grid (id {@code arguments[0]}) shows, each as its cells' texts; for the lock grid: store, name,
+     * holder, purpose, acquired at, expires at, remaining, fence, action. Cells live in the grid's light DOM, slotted
+     * into rows in its shadow DOM.
      */
     private static final String ROWS = """
-            const grid = document.getElementById('exclusive-console-grid');
+            const grid = document.getElementById(arguments[0]);
             if (!grid) { return []; }
             return [...grid.shadowRoot.querySelectorAll('#items tr')]
                 .filter(tr => !tr.hidden)
@@ -154,9 +155,14 @@ final class Browser implements AutoCloseable {
         return new WebDriverWait(driver, timeout, Duration.ofMillis(100)).until(condition);
     }
 
-    @SuppressWarnings("unchecked")
     List<List<String>> rows() {
-        return (List<List<String>>) driver.executeScript(ROWS);
+        return rows("exclusive-console-grid");
+    }
+
+    /** @return the rows of the grid with id {@code gridId}, each as its cells' texts */
+    @SuppressWarnings("unchecked")
+    List<List<String>> rows(String gridId) {
+        return (List<List<String>>) driver.executeScript(ROWS, gridId);
     }
 
     /** @return the row of lock {@code name}, or {@code null} if the grid does not show it */
