@@ -309,6 +309,16 @@ public class LockConsoleService {
     }
 
     /**
+     * Whether {@link #forceRelease} would act for the caller the container knows on the calling thread: the same
+     * check, so a view can leave out a button its user may not use. {@code forceRelease} checks again.
+     *
+     * @return whether the caller is an authenticated user in the console's role
+     */
+    public boolean mayForceRelease() {
+        return ConsoleAccess.decide(caller.principal(), caller::isInRole, role) == ConsoleAccess.ALLOWED;
+    }
+
+    /**
      * Frees a lock whoever holds it now, in the store it was listed from, if the caller is an authenticated user in
      * the console's role, and logs who did it. lock-cdi's registry fires {@code LockForceReleased} with the caller's
      * principal to every observer.
@@ -323,7 +333,7 @@ public class LockConsoleService {
     public ForceReleaseOutcome forceRelease(LockInfo lock) {
         Principal principal = caller.principal();
         String user = principal == null ? null : principal.getName();
-        if (ConsoleAccess.decide(principal, caller::isInRole, role) != ConsoleAccess.ALLOWED) {
+        if (!mayForceRelease()) {
             LOG.log(
                     Level.WARNING,
                     "Refused to force-release lock ''{0}'' in store ''{1}'' for {2}: {3}; nothing was released",

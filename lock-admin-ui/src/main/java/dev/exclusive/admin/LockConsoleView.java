@@ -3,6 +3,7 @@ package dev.exclusive.admin;
 import com.vaadin.flow.component.AttachEvent;
 import com.vaadin.flow.component.Component;
 import com.vaadin.flow.component.DetachEvent;
+import com.vaadin.flow.component.Html;
 import com.vaadin.flow.component.UI;
 import com.vaadin.flow.component.UIDetachedException;
 import com.vaadin.flow.component.button.Button;
@@ -70,6 +71,9 @@ import java.util.stream.Stream;
 @Dependent
 public class LockConsoleView extends VerticalLayout implements BeforeEnterObserver, HasDynamicTitle {
 
+    /** The grid part a row's cells get for {@link ChangedRows#HIGHLIGHT} after it changed. */
+    static final String CHANGED_PART = "exclusive-changed";
+
     private final LockConsoleService service;
     private final ConsoleSettings settings;
     private final ConsoleUpdates updates;
@@ -82,6 +86,7 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
     private final HistoryPanel history = new HistoryPanel();
     private final List<Registration> liveRegistrations = new ArrayList<>();
     private final List<Component> consoleParts = new ArrayList<>();
+    private final ChangedRows changedRows = new ChangedRows();
 
     private boolean allowed;
     private String user = "";
@@ -187,7 +192,12 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         banners.setWidthFull();
 
         configureGrid();
-        consoleParts.addAll(List.of(heading, scope, filters, banners, grid, history));
+        // a changed row's cells flash and fade; ::part reaches the grid's cells from the page, without a theme
+        Html changedStyle = new Html("<style>vaadin-grid::part(" + CHANGED_PART + ") { animation: " + CHANGED_PART
+                + " " + ChangedRows.HIGHLIGHT.toMillis() + "ms ease-out; } @keyframes " + CHANGED_PART
+                + " { from { background-color: var(--lumo-primary-color-50pct); }"
+                + " to { background-color: var(--lumo-base-color); } }</style>");
+        consoleParts.addAll(List.of(heading, scope, filters, banners, grid, history, changedStyle));
     }
 
     private void configureGrid() {
@@ -269,6 +279,26 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
                 .setFlexGrow(0)
                 .setFrozenToEnd(true);
         grid.setItems(this::fetch, query -> snapshot.size());
+        grid.addItemClickListener(click -> {
+            // the row's own force-release button opens its confirmation, not the detail as well
+            if (!"actions"
+                    .equals(click.getColumn() == null ? null : click.getColumn().getKey())) {
+                openDetail(click.getItem());
+            }
+        });
+        grid.setPartNameGenerator(lock -> changedRows.highlighted(lock, System.nanoTime()) ? CHANGED_PART : null);
+    }
+
+    /**
+     * Opens a lock's detail; its force-release button, shown only to a caller the service lets force-release, goes
+     * through the same confirmation as the row's.
+     *
+     * @return the detail, open
+     */
+    LockDetail openDetail(LockInfo lock) {
+        LockDetail detail = new LockDetail(lock, zone, service.mayForceRelease() ? this::confirmForceRelease : null);
+        detail.open();
+        return detail;
     }
 
     private static String holder(LockHolder holder) {
@@ -356,6 +386,7 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         }
         LockFilter filter = filter();
         snapshot = service.read(filter);
+        changedRows.update(snapshot.page(LockSort.DEFAULT, 0, snapshot.size()), System.nanoTime());
         showBanners(snapshot);
         grid.setEmptyStateText(
                 filter.equals(LockFilter.all()) ? "No lock is held right now." : "No lock matches the filter.");

@@ -6,6 +6,7 @@ import com.vaadin.flow.component.Component;
 import com.vaadin.flow.component.HasText;
 import com.vaadin.flow.component.UI;
 import com.vaadin.flow.component.button.Button;
+import com.vaadin.flow.component.confirmdialog.ConfirmDialog;
 import com.vaadin.flow.component.notification.Notification;
 import com.vaadin.flow.data.provider.Query;
 import com.vaadin.flow.data.provider.QuerySortOrder;
@@ -309,6 +310,114 @@ class LockConsoleViewTest {
         assertThat(notifications(ui))
                 .singleElement()
                 .satisfies(notice -> assertThat(texts(notice)).contains("Released 'stuck' in store 'local'."));
+    }
+
+    @Test
+    void clickingARowOpensItsDetailWithTheFullHolderFenceTimesAndName() {
+        String purpose = "NightlyCustomerRecordsReconciliation#reconcileEveryTenantAndRegion";
+        assertThat(registry.store("local")
+                        .lock("imports:users:tenant-0123456789abcdef", Duration.ofMinutes(1))
+                        .purpose(purpose)
+                        .get())
+                .isTrue();
+        currentUi(view);
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+        LockInfo lock = view.fetch(query(0, 1)).findFirst().orElseThrow();
+
+        LockDetail detail = view.openDetail(lock);
+
+        assertThat(detail.isOpened()).isTrue();
+        assertThat(detail.fields())
+                .containsEntry("Store", "local")
+                .containsEntry("Name", "imports:users:tenant-0123456789abcdef")
+                .containsEntry("Instance", lock.holder().instance())
+                .containsEntry("Thread", Thread.currentThread().getName())
+                .containsEntry("Purpose", purpose)
+                .containsEntry("Fence", Long.toString(lock.fence()))
+                .containsEntry("Owner id", lock.owner());
+        assertThat(detail.fields().get("Acquired at"))
+                .matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d \\(.+ ago\\)");
+        assertThat(detail.fields().get("Expires at")).matches(".+ \\(in (59|1 min 00) s when listed\\)");
+        assertThat(texts(detail)).containsAll(detail.fields().values());
+    }
+
+    @Test
+    void theDetailsForceReleaseAsksForConfirmationFirst() {
+        dev.exclusive.Lock held = registry.store("local").lock("stuck", Duration.ofMinutes(5));
+        assertThat(held.get()).isTrue();
+        UI ui = currentUi(view);
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+
+        LockDetail detail =
+                view.openDetail(view.snapshot().page(LockSort.DEFAULT, 0, 1).get(0));
+        assertThat(detail.buttons()).extracting(Button::getText).containsExactly("Force release…", "Close");
+        detail.buttons().get(0).click();
+
+        assertThat(detail.isOpened()).isFalse();
+        assertThat(held.isLocked())
+                .as("nothing is released before the confirmation")
+                .isTrue();
+        ui.getInternals().getStateTree().runExecutionsBeforeClientResponse();
+        assertThat(ui.getChildren().filter(ConfirmDialog.class::isInstance).map(ConfirmDialog.class::cast))
+                .singleElement()
+                .satisfies(confirm -> assertThat(confirm.isOpened()).isTrue());
+    }
+
+    @Test
+    void aViewerWhoMayNotForceReleaseSeesTheDetailWithoutTheButton() {
+        registry.store("local").lock("watched", Duration.ofMinutes(5)).get();
+        LockConsoleView viewer = viewFor(TestCaller.user("viewer", "viewer"));
+        currentUi(viewer);
+        viewer.enter(ConsoleAccess.ALLOWED, "viewer");
+
+        LockDetail detail =
+                viewer.openDetail(viewer.snapshot().page(LockSort.DEFAULT, 0, 1).get(0));
+
+        assertThat(detail.fields()).containsEntry("Name", "watched");
+        assertThat(detail.buttons())
+                .singleElement()
+                .satisfies(close -> assertThat(close.getText()).isEqualTo("Close"));
+    }
+
+    @Test
+    void theDetailShowsMarkupInNamesAndPurposesAsTyped() {
+        String name = "<img src=x onerror=alert(1)> & \"quoted\" 'too'";
+        String purpose = "<b>Bean</b>#run&amp;";
+        assertThat(registry.store("local")
+                        .lock(name, Duration.ofMinutes(1))
+                        .purpose(purpose)
+                        .get())
+                .isTrue();
+        currentUi(view);
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+
+        LockDetail detail = view.openDetail(view.fetch(query(0, 1)).findFirst().orElseThrow());
+
+        assertThat(texts(detail)).contains(name, purpose);
+        assertThat(descendants(detail))
+                .as("no value is set as HTML")
+                .allSatisfy(component -> assertThat(component.getElement().hasProperty("innerHTML"))
+                        .isFalse())
+                .noneSatisfy(
+                        component -> assertThat(component.getElement().getTag()).isIn("img", "b"));
+    }
+
+    @Test
+    void onlyARowThatChangedSinceTheLastRefreshIsHighlighted() {
+        registry.store("local").lock("steady", Duration.ofMinutes(5)).get();
+        currentUi(view);
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+        registry.store("local").lock("arrived", Duration.ofMinutes(5)).get();
+        clock.addAndGet(ConsoleSettings.DEFAULTS.refresh().toNanos());
+
+        view.refresh();
+
+        var parts = view.grid().getPartNameGenerator();
+        assertThat(view.fetch(query(0, 10))
+                        .collect(java.util.stream.Collectors.toMap(
+                                LockInfo::name, lock -> String.valueOf(parts.apply(lock)))))
+                .containsEntry("arrived", LockConsoleView.CHANGED_PART)
+                .containsEntry("steady", "null");
     }
 
     private static Stream<Component> descendants(Component component) {

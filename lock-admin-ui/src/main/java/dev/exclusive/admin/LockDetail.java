@@ -1,0 +1,103 @@
+package dev.exclusive.admin;
+
+import com.vaadin.flow.component.button.Button;
+import com.vaadin.flow.component.button.ButtonVariant;
+import com.vaadin.flow.component.dialog.Dialog;
+import com.vaadin.flow.component.html.Div;
+import com.vaadin.flow.component.html.Span;
+import dev.exclusive.LockInfo;
+import dev.exclusive.admin.internal.ConsoleFormat;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * One lock in full, opened by clicking its row: everything the grid shortens (the holder's instance, thread and
+ * {@code bean#method}, the fence, the full name) and the force-release button for a user who may use it.
+ *
+ * <p>Every value is set as text, never as HTML: a name with {@code <}, {@code &} or quotes shows as typed.
+ */
+final class LockDetail extends Dialog {
+
+    private final Map<String, String> fields = new LinkedHashMap<>();
+    private final List<Button> buttons = new ArrayList<>();
+
+    /**
+     * @param lock         the lock as the console listed it
+     * @param zone         the viewer's time zone
+     * @param forceRelease the console's force-release, with its confirmation; {@code null} for a user who may not
+     *                     force-release, who sees no button
+     */
+    LockDetail(LockInfo lock, ZoneId zone, Consumer<LockInfo> forceRelease) {
+        setId("exclusive-lock-detail");
+        setHeaderTitle("Lock " + lock.name());
+        // the store's own clock when it answered: acquired and expires read against the same moment
+        Instant listedAt = lock.expiresAt().minus(lock.remaining());
+        fields.put("Store", lock.store());
+        fields.put("Name", lock.name());
+        fields.put("Instance", orNone(lock.holder().instance()));
+        fields.put("Thread", orNone(lock.holder().thread()));
+        fields.put("Purpose", orNone(lock.holder().purpose()));
+        fields.put("Fence", Long.toString(lock.fence()));
+        fields.put(
+                "Acquired at",
+                ConsoleFormat.instant(lock.acquiredAt(), zone) + " ("
+                        + ConsoleFormat.remaining(Duration.between(lock.acquiredAt(), listedAt)) + " ago)");
+        fields.put(
+                "Expires at",
+                ConsoleFormat.instant(lock.expiresAt(), zone) + " (in " + ConsoleFormat.remaining(lock.remaining())
+                        + " when listed)");
+        fields.put("Owner id", lock.owner());
+
+        Div table = new Div();
+        table.addClassName("exclusive-lock-detail-fields");
+        table.getStyle()
+                .set("display", "grid")
+                .set("grid-template-columns", "max-content minmax(0, 1fr)")
+                .set("gap", "var(--lumo-space-xs) var(--lumo-space-m)")
+                .set("max-width", "min(720px, 90vw)");
+        fields.forEach((label, value) -> {
+            Span key = new Span(label);
+            key.getStyle().set("color", "var(--lumo-secondary-text-color)");
+            Span text = new Span(value);
+            text.addClassName("exclusive-lock-detail-" + label.toLowerCase().replace(' ', '-'));
+            // long names and purposes wrap instead of widening the dialog beyond the window
+            text.getStyle().set("overflow-wrap", "anywhere").set("font-family", "var(--lumo-font-family)");
+            table.add(key, text);
+        });
+        add(table);
+
+        Button close = new Button("Close", click -> close());
+        close.setId("exclusive-lock-detail-close");
+        if (forceRelease != null) {
+            Button release = new Button("Force release…", click -> {
+                close();
+                forceRelease.accept(lock);
+            });
+            release.setId("exclusive-lock-detail-force-release");
+            release.addThemeVariants(ButtonVariant.LUMO_ERROR);
+            buttons.add(release);
+        }
+        buttons.add(close);
+        buttons.forEach(getFooter()::add);
+    }
+
+    private static String orNone(String part) {
+        return part.isEmpty() ? "(not given)" : part;
+    }
+
+    /** @return each label and the text shown for it, in the dialog's order */
+    Map<String, String> fields() {
+        return fields;
+    }
+
+    /** @return the footer's buttons: force release, when allowed, then close */
+    List<Button> buttons() {
+        return buttons;
+    }
+}
