@@ -416,13 +416,17 @@ public abstract class LockStoreContract {
     }
 
     @Test
-    void theAuditTrailSurvivesARestart() {
-        Assumptions.assumeTrue(auditSurvivesRestart(), "this store's audit trail lives in one instance");
+    void theAuditTrailSurvivesARestartWhereTheStoreSaysSo() {
         assertTrue(lock("restart-audit").get());
         assertTrue(registry.forceRelease("restart-audit", "dave"));
         store().close();
 
-        AuditRecord seen = newRegistry(createStore()).auditTrail(20).get(0);
+        List<AuditRecord> trail = newRegistry(createStore()).auditTrail(20);
+        if (!auditSurvivesRestart()) {
+            assertEquals(List.of(), trail, "a trail that lives in one instance starts empty in the next");
+            return;
+        }
+        AuditRecord seen = trail.get(0);
         assertEquals(fullName("restart-audit"), seen.lockName());
         assertEquals("dave", seen.actor());
     }
