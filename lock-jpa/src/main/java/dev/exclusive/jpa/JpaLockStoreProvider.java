@@ -31,7 +31,7 @@ public final class JpaLockStoreProvider implements LockStoreProvider {
 
     private static final Duration DEFAULT_MIN_BACKOFF = Duration.ofMillis(5);
     private static final Duration DEFAULT_MAX_BACKOFF = Duration.ofMillis(100);
-    private static final Set<String> KEYS = Set.of(
+    private static final Set<String> KEYS = keys(
             "persistence-unit",
             "data-source",
             "table",
@@ -39,9 +39,14 @@ public final class JpaLockStoreProvider implements LockStoreProvider {
             "retention",
             "min-backoff",
             "max-backoff",
-            "timeout",
-            "audit-max-records",
-            "audit-max-age");
+            "timeout");
+
+    /** @return the store's own keys and the audit trail's */
+    private static Set<String> keys(String... own) {
+        Set<String> keys = new java.util.HashSet<>(Set.of(own));
+        keys.addAll(AuditLimits.SETTINGS);
+        return Set.copyOf(keys);
+    }
 
     @Override
     public String type() {

@@ -63,9 +63,11 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
             "pool-size",
             "min-replicas",
             "replica-timeout",
-            "retention",
-            "audit-max-records",
-            "audit-max-age"));
+            "retention"));
+
+    static {
+        KEYS.addAll(AuditLimits.SETTINGS);
+    }
 
     /** The fix for a URL that a password broke, the usual cause of a malformed Redis URL. */
     private static final String ENCODE_PASSWORD = "a password in a url must be percent-encoded (# as %23, @ as %40,"
