@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,7 +35,7 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * A Cluster failover under load: 3 masters and 3 replicas on ports 7411-7416 ({@code cluster-node-timeout} 1000
+ * A Cluster failover under load: 3 masters and 3 replicas on ports 7411-7416 (or from {@code -Dredis.failover.cluster.port}; {@code cluster-node-timeout} 1000
  * ms, {@code cluster-require-full-coverage no}: with the default {@code yes}, every master answers
  * {@code CLUSTERDOWN} for every slot from the moment the killed master is marked failed until its replica takes
  * over, and the other shards' locks cannot be extended for those seconds), started by the test. Locks on every shard are held (by a store with {@code min-replicas=1}, so each
@@ -48,7 +49,11 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RedisClusterFailoverTest {
 
-    private static final int[] PORTS = {7411, 7412, 7413, 7414, 7415, 7416};
+    /** {@code -Dredis.failover.cluster.port=<first>} moves the six nodes, so parallel builds on one host do not meet. */
+    private static final int FIRST_PORT = Integer.getInteger("redis.failover.cluster.port", 7411);
+
+    private static final int[] PORTS =
+            IntStream.range(FIRST_PORT, FIRST_PORT + 6).toArray();
     private static final Duration TIMEOUT = Duration.ofMillis(500);
     private static final Duration REPLICA_TIMEOUT = Duration.ofMillis(500);
     private static final Duration TTL = Duration.ofSeconds(60);
