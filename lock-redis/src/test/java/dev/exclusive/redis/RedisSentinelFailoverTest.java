@@ -7,18 +7,12 @@ import dev.exclusive.LockHolder;
 import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.LockEntry;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,10 +21,10 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /**
- * A Sentinel failover under load: a master (7560), 2 replicas (7561, 7565) and 3 Sentinels (7562-7564) on
- * loopback, started by the test. Two replicas, because with {@code min-replicas=1} the promoted master needs one
+ * A Sentinel failover under load: a master (7560), 2 replicas (7561, 7565) and 3 Sentinels (7562-7564; or from
+ * {@code -Dredis.failover.sentinel.port}) on loopback, started by the test. Two replicas, because with {@code min-replicas=1} the promoted master needs one
  * of its own to grant anything. With {@code min-replicas=1}, locks are held and 8 threads in 2 JVMs (this one and
- * a {@link FailoverContenders} process) contend for them and churn other names when the master is killed with
+ * a {@link FailoverContenders} process, through {@link TwoJvmFailover}) contend for them and churn other names when the master is killed with
  * SIGKILL. Every call answers within the timeouts (never hangs), the stores of both JVMs follow the promoted
  * replica by themselves, and no lock acquired before the kill goes to a second holder, in either JVM, before its
  * ttl.
@@ -38,11 +32,12 @@ import redis.clients.jedis.Jedis;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RedisSentinelFailoverTest {
 
-    private static final int MASTER_PORT = 7560;
-    private static final List<Integer> REPLICA_PORTS = List.of(7561, 7565);
-    private static final List<Integer> SENTINEL_PORTS = List.of(7562, 7563, 7564);
+    /** {@code -Dredis.failover.sentinel.port=<first>} moves the six servers, so parallel builds on one host do not meet. */
+    private static final int MASTER_PORT = Integer.getInteger("redis.failover.sentinel.port", 7560);
+
+    private static final List<Integer> REPLICA_PORTS = List.of(MASTER_PORT + 1, MASTER_PORT + 5);
+    private static final List<Integer> SENTINEL_PORTS = List.of(MASTER_PORT + 2, MASTER_PORT + 3, MASTER_PORT + 4);
     private static final String MASTER_NAME = "exclusive-failover";
-    private static final int THREADS_PER_JVM = 4;
     private static final LockHolder HOLDER = new LockHolder("failover-test", "main", "");
 
     private static Path folder;
@@ -96,106 +91,35 @@ class RedisSentinelFailoverTest {
 
     @Test
     void killingTheMasterFailsCallsWithinTheTimeoutsAndNoHeldLockGetsASecondHolderInEitherJvm() throws Exception {
-        String prefix = RedisServers.uniquePrefix("failover");
-        try (RedisLockStore store = FailoverContenders.store(SENTINEL_PORTS, MASTER_NAME)) {
+        FailoverContenders.Setup setup =
+                FailoverContenders.Setup.sentinel(MASTER_NAME, SENTINEL_PORTS, RedisServers.uniquePrefix("failover"));
+        try (RedisLockStore store = setup.target().store("failover-holder", 1)) {
             List<Long> fences = new ArrayList<>();
-            for (int i = 0; i < FailoverContenders.HELD; i++) {
+            for (String name : setup.held()) {
                 fences.add(((Acquisition.Acquired)
-                                store.tryAcquire(prefix + "held:" + i, "first", HOLDER, FailoverContenders.TTL))
+                                store.tryAcquire(name, FailoverContenders.FIRST, HOLDER, FailoverContenders.TTL))
                         .fence());
             }
-            Path log = folder.resolve("other-jvm.log");
-            Process other = RedisServers.startJvm(
-                    FailoverContenders.class,
-                    log,
-                    SENTINEL_PORTS.stream().map(String::valueOf).collect(Collectors.joining(",")),
-                    MASTER_NAME,
-                    prefix,
-                    Integer.toString(THREADS_PER_JVM));
-            try (Writer toOther = new OutputStreamWriter(other.getOutputStream(), StandardCharsets.UTF_8)) {
-                FailoverContenders contenders = new FailoverContenders(store, prefix, "this-jvm-");
-                contenders.start(THREADS_PER_JVM);
-                RedisServers.awaitTrue(
-                        () -> contenders.churned.get() >= 20 && logHas(log, "started"),
-                        Duration.ofSeconds(20),
-                        "the contenders of both JVMs to get going");
-
-                long killed = System.nanoTime();
-                ProcessHandle.of(RedisServers.processId(MASTER_PORT))
-                        .orElseThrow()
-                        .destroyForcibly(); // SIGKILL
-                toOther.write("killed\n");
-                toOther.flush();
-                int churnedAtKill = contenders.churned.get();
-                RedisServers.awaitTrue(
-                        () -> contenders.churned.get() > churnedAtKill + 20 && logHas(log, "recovered"),
-                        Duration.ofSeconds(30),
-                        "the stores of both JVMs to work again on the promoted replica");
-                long recoveredMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-                contenders.stop();
-                toOther.write("stop\n");
-                toOther.flush();
-                assertTrue(other.waitFor(20, TimeUnit.SECONDS), "the other JVM ended");
-                String summary = Files.readString(log)
-                        .lines()
-                        .filter(line -> line.startsWith("churnedAtKill="))
-                        .findFirst()
-                        .orElseThrow(() -> new AssertionError("no summary from the other JVM: " + readQuietly(log)));
-                long otherSlowest = figure(summary, "slowest");
+            try (TwoJvmFailover jvms = TwoJvmFailover.start(setup, folder)) {
+                long recoveredMillis = jvms.killAndAwaitRecovery(MASTER_PORT);
+                List<FailoverContenders.Figures> figures = jvms.stop();
                 System.out.printf(
-                        "Sentinel failover, 2 JVMs x %d threads: both worked again %d ms after SIGKILL; this JVM:"
-                                + " slowest call %d ms, %d calls unavailable, %d names taken and freed; the other: %s%n",
-                        THREADS_PER_JVM,
-                        recoveredMillis,
-                        contenders.slowest.get(),
-                        contenders.unavailable.get(),
-                        contenders.churned.get(),
-                        summary);
+                        "Sentinel failover, 2 JVMs x %d threads: both worked again %d ms after SIGKILL; %s%n",
+                        FailoverContenders.THREADS_PER_JVM, recoveredMillis, figures);
 
-                assertEquals(0, other.exitValue(), "the other JVM failed: " + readQuietly(log));
-                assertTrue(
-                        contenders.unexpected.isEmpty(),
-                        "only acquired, busy or unavailable: " + contenders.unexpected);
-                assertEquals(List.of(), contenders.secondHolders, "a lock held since before the kill went to another");
-                assertEquals(0, figure(summary, "second"), "the other JVM got a lock held since before the kill");
-                assertEquals(0, figure(summary, "unexpected"), "the other JVM: only acquired, busy or unavailable");
-                long bound = FailoverContenders.TIMEOUT.toMillis() * 3
-                        + FailoverContenders.REPLICA_TIMEOUT.toMillis()
-                        + 1_000;
-                assertTrue(
-                        contenders.slowest.get() <= bound && otherSlowest <= bound,
-                        "the slowest calls took " + contenders.slowest + " and " + otherSlowest + " ms; bound " + bound
-                                + " ms (recovered after " + recoveredMillis + " ms)");
+                TwoJvmFailover.assertEveryCallAnsweredInTimeAndNoHeldLockWentToAnother(figures, recoveredMillis);
                 assertTrue(
                         REPLICA_PORTS.stream().anyMatch(RedisSentinelFailoverTest::isMaster), "a replica was promoted");
                 for (int i = 0; i < FailoverContenders.HELD; i++) {
-                    LockEntry entry = store.inspect(prefix + "held:" + i).orElseThrow();
-                    assertEquals("first", entry.owner(), "still held by its first holder after the failover");
+                    LockEntry entry = store.inspect(setup.held().get(i)).orElseThrow();
+                    assertEquals(
+                            FailoverContenders.FIRST,
+                            entry.owner(),
+                            "still held by its first holder after the failover");
                     assertEquals(fences.get(i), entry.fence());
                 }
-            } finally {
-                other.destroyForcibly();
             }
         }
-    }
-
-    private static boolean logHas(Path log, String line) {
-        return readQuietly(log).lines().anyMatch(line::equals);
-    }
-
-    private static String readQuietly(Path log) {
-        try {
-            return Files.readString(log);
-        } catch (IOException e) {
-            return "(unreadable: " + e + ")";
-        }
-    }
-
-    /** @return the number after {@code name=} in a summary line of the other JVM */
-    private static long figure(String summary, String name) {
-        Matcher matcher = Pattern.compile("\\b" + name + "=(\\d+)").matcher(summary);
-        assertTrue(matcher.find(), name + " in " + summary);
-        return Long.parseLong(matcher.group(1));
     }
 
     private static boolean isMaster(int port) {

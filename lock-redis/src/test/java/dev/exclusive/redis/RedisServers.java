@@ -26,6 +26,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * master and its replica on 7150-7151; on 7400-7499 the sharded-release Cluster on 7401-7403, the failover
  * Cluster on 7411-7416 and a one-node Cluster behind a proxy on 7421; and on 7500-7599 the servers of the scale
  * and failover tests: a Redis on 7500, a Cluster on 7501-7503, a master, 2 replicas and 3 Sentinels on 7560-7565.
+ * {@code -Dredis.cluster.port}, {@code -Dredis.sentinel.port}, {@code -Dredis.failover.cluster.port} and
+ * {@code -Dredis.failover.sentinel.port} move the first port of their test's servers, for parallel builds on one host.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */
