@@ -4,6 +4,7 @@ import com.sun.management.OperatingSystemMXBean;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.admin.LockConsoleService;
 import dev.exclusive.admin.LockFilter;
 import dev.exclusive.admin.LockSnapshot;
@@ -88,7 +89,7 @@ public final class SharedSnapshotLoad {
             ConsoleSettings defaults = ConsoleSettings.DEFAULTS;
             ConsoleSettings settings = new ConsoleSettings(defaults.route(), defaults.role(), REFRESH, LOCKS);
             IntFunction<LockConsoleService> newService =
-                    i -> new LockConsoleService(registry, settings, ConsoleCaller.nobody());
+                    i -> new LockConsoleService(registry, new LockStatistics(), settings, ConsoleCaller.nobody());
             System.out.printf(
                     "%d live Redis locks, %d consoles refreshing every %d ms, %d s per load, %d rounds%n",
                     LOCKS, CONSOLES, REFRESH.toMillis(), seconds, rounds);
