@@ -198,6 +198,11 @@ public class ActivityPanel extends VerticalLayout {
         return charts[chart.ordinal()].getElement().getProperty("innerHTML", "");
     }
 
+    /** @return the activity shown; {@code null} before the first {@link #show} */
+    ConsoleActivity shown() {
+        return activity;
+    }
+
     /** @return the groups the table lists, for tests */
     List<GroupContention> shownContended() {
         return activity == null ? List.of() : activity.mostContended();
