@@ -66,7 +66,9 @@ public class ConsoleFirstPageBenchmark {
             }
         }
         ConsoleSettings defaults = ConsoleSettings.DEFAULTS;
-        console = new LockConsoleService(registry, new LockStatistics(),
+        console = new LockConsoleService(
+                registry,
+                new LockStatistics(),
                 new ConsoleSettings(defaults.route(), defaults.role(), defaults.refresh(), locks),
                 ConsoleCaller.nobody());
         int listed = console.read(LockFilter.all()).size();

@@ -218,6 +218,11 @@ final class Browser implements AutoCloseable {
         return (java.util.Map<String, Object>) driver.executeScript(COLUMNS);
     }
 
+    /** Runs {@code script} in the page with {@code arguments[0..]}, and returns what it returns. */
+    Object script(String script, Object... arguments) {
+        return driver.executeScript(script, arguments);
+    }
+
     /** @return the texts of the notifications on screen, joined */
     String notifications() {
         return String.valueOf(driver.executeScript(
