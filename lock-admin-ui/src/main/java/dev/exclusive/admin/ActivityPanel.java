@@ -31,7 +31,7 @@ public class ActivityPanel extends VerticalLayout {
     enum Chart {
         ACQUISITIONS("Acquisitions", ConsoleActivity.Bucket::acquisitionsPerSecond, "var(--lumo-primary-color)"),
         BUSY("Busy answers", ConsoleActivity.Bucket::busyPerSecond, "var(--lumo-error-color)"),
-        WAITS("Waits", ConsoleActivity.Bucket::waitsPerSecond, "var(--lumo-warning-color, #c98200)");
+        WAITS("Waits", ConsoleActivity.Bucket::waitsPerSecond, "var(--lumo-warning-text-color, #a35b00)");
 
         final String title;
         final ToDoubleFunction<ConsoleActivity.Bucket> value;
@@ -61,8 +61,8 @@ public class ActivityPanel extends VerticalLayout {
         setWidthFull();
         H3 heading = new H3("Activity on this server");
         heading.getStyle().set("margin", "var(--lumo-space-m) 0 var(--lumo-space-xs) 0");
-        Span scope = new Span("The last 15 minutes of the calls made by this server (each server counts its own; the"
-                + " other servers' calls are not in these figures), per second, averaged over 5 s.");
+        Span scope = new Span("This server's own calls over the last 15 minutes (each server counts its own), per"
+                + " second, averaged over 5 s.");
         scope.getStyle().set("color", "var(--lumo-secondary-text-color)").set("font-size", "var(--lumo-font-size-s)");
 
         Div row = new Div();
@@ -80,7 +80,8 @@ public class ActivityPanel extends VerticalLayout {
             box.getStyle()
                     .set("flex", "1 1 280px")
                     .set("min-width", "0")
-                    .set("max-width", "520px")
+                    // drawn 300 units wide: at most 1.4 times that, so that its text stays the size of the page's
+                    .set("max-width", "420px")
                     .set("box-sizing", "border-box")
                     .set("padding", "var(--lumo-space-s)")
                     .set("border", "1px solid var(--lumo-contrast-10pct)")

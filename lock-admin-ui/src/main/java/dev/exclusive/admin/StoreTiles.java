@@ -83,7 +83,7 @@ public class StoreTiles extends Div {
             getElement().setAttribute("data-store", store);
             getStyle()
                     .set("flex", "1 1 240px")
-                    .set("max-width", "420px")
+                    .set("max-width", "480px")
                     .set("min-width", "0")
                     .set("box-sizing", "border-box")
                     .set("padding", "var(--lumo-space-s) var(--lumo-space-m)")
@@ -126,7 +126,10 @@ public class StoreTiles extends Div {
                     figure(p99, "p99 wait", "exclusive-tile-p99"));
             figures.getStyle()
                     .set("display", "grid")
-                    .set("grid-template-columns", "repeat(4, minmax(0, 1fr))")
+                    // each figure as wide as its text, the space left spread between them: a short "3" leaves room
+                    // for a long "≤ 150 ms"
+                    .set("grid-template-columns", "repeat(4, auto)")
+                    .set("justify-content", "space-between")
                     .set("gap", "var(--lumo-space-xs)")
                     .set("margin-top", "var(--lumo-space-xs)");
             add(top, problem, figures);
@@ -136,7 +139,7 @@ public class StoreTiles extends Div {
             value.addClassName(cssClass);
             value.getStyle()
                     .set("display", "block")
-                    .set("font-size", "var(--lumo-font-size-l)")
+                    .set("font-size", "var(--lumo-font-size-m)")
                     .set("font-weight", "600")
                     .set("white-space", "nowrap")
                     .set("overflow", "hidden")

@@ -27,9 +27,9 @@ import java.util.Objects;
 public final class SvgChart {
 
     /** The width of the chart's coordinate system, in SVG user units (px at 1:1). */
-    public static final int WIDTH = 360;
+    public static final int WIDTH = 300;
     /** The height of the chart's coordinate system. */
-    public static final int HEIGHT = 168;
+    public static final int HEIGHT = 160;
 
     static final double LEFT = 40;
     static final double RIGHT = WIDTH - 24;
