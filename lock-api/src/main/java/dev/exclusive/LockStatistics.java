@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * reported as 60 s.
  *
  * <p><b>Bounded memory.</b> At most {@value #MAX_STORES} stores and {@value #MAX_GROUPS} groups per store are
- * counted under their own names (a few hundred kilobytes in all); the events of stores past that are counted
+ * counted under their own names: the counter arrays of a store hold about 60 KB and those of each of its groups about 5 KB (so at most about
+ * 1 MB per store, however many locks it has); the events of stores past that are counted
  * under the store {@value #OTHER}, and those of groups past that under the group {@value #OTHER} of their store.
  * Groups are {@link Lock#group()}: the name template of an {@code @Exclusive} method, the group a handle was given,
  * or else {@link LockNames#group(String)} of the name, the same rule as the OpenTelemetry metrics.
@@ -205,7 +207,7 @@ public final class LockStatistics implements LockListener {
         List<ActivityPoint> points = new ArrayList<>(seconds);
         long[] sums = new long[SECOND_WIDTH];
         for (long second = now - seconds + 1; second <= now; second++) {
-            java.util.Arrays.fill(sums, 0);
+            Arrays.fill(sums, 0);
             for (StoreStats stats : all) {
                 stats.seconds.addTo(second, sums);
             }
@@ -239,7 +241,7 @@ public final class LockStatistics implements LockListener {
         long[] sums = new long[GROUP_WIDTH];
         for (StoreStats stats : List.copyOf(stores.values())) {
             for (GroupStats group : List.copyOf(stats.groups.values())) {
-                java.util.Arrays.fill(sums, 0);
+                Arrays.fill(sums, 0);
                 for (long minute = firstMinute; minute <= lastMinute; minute++) {
                     group.minutes.addTo(minute, sums);
                 }
