@@ -48,8 +48,9 @@ final class Browser implements AutoCloseable {
 
     /**
      * Where each column's header and first row sit on screen, in CSS px, in column order: the cells' edges, and the
-     * edges of what they show (the header's sorter, the text or button of the body cell); plus the viewport's width
-     * and whether the grid scrolls sideways ({@code overflow} has {@code left} or {@code right}).
+     * edges of what they show (the header's sorter, the text or button of the body cell); plus the window's width,
+     * the viewport's (the window less a vertical scroll bar) and whether the grid scrolls sideways ({@code overflow}
+     * has {@code left} or {@code right}).
      */
     private static final String COLUMNS = """
             const grid = document.getElementById('exclusive-console-grid');
@@ -93,6 +94,7 @@ final class Browser implements AutoCloseable {
                 };
             });
             return {
+                window: window.innerWidth,
                 viewport: document.documentElement.clientWidth,
                 overflow: grid.getAttribute('overflow') || '',
                 columns
