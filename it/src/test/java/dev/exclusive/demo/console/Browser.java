@@ -238,8 +238,14 @@ final class Browser implements AutoCloseable {
                         + ".join(' | ')"));
     }
 
-    /** Saves a screenshot under target/console-screenshots for review. */
+    /**
+     * Saves a screenshot under target/console-screenshots for review, without Vaadin's progress bar, which shows at
+     * the top of the page whenever a refresh takes a moment (on a loaded machine, most of them).
+     */
     Path screenshot(String name) {
+        driver.executeScript("if (!document.getElementById('screenshot-no-progress-bar')) {"
+                + " document.head.insertAdjacentHTML('beforeend', '<style id=\"screenshot-no-progress-bar\">"
+                + "vaadin-connection-indicator, .v-loading-indicator { display: none !important; }</style>'); }");
         try {
             Files.createDirectories(SCREENSHOTS);
             Path file = SCREENSHOTS.resolve(name + ".png");
