@@ -105,6 +105,27 @@ class ConsoleStatisticsViewTest {
     }
 
     @Test
+    void anUnreachableStoresTileSaysWhyAndShowsNoLockCount() {
+        StoreTiles tiles = new StoreTiles();
+        LockStatistics.StoreActivity none =
+                new LockStatistics.StoreActivity("shared", 0, 0, 0, 2, 0, 0, Optional.empty());
+
+        tiles.show(List.of(
+                new StoreTile("shared", Optional.of("Connection refused <redis://10.0.0.9:6379>"), 0, false, none)));
+
+        assertThat(tiles.texts().get("shared"))
+                .containsEntry("state", "● unreachable")
+                .containsEntry("problem", "Connection refused <redis://10.0.0.9:6379>")
+                .containsEntry("live locks", "—")
+                .containsEntry("p99 wait", "—");
+        tiles.show(List.of(new StoreTile("shared", Optional.empty(), 10_000, true, none)));
+        assertThat(tiles.texts().get("shared"))
+                .containsEntry("state", "● reachable")
+                .containsEntry("problem", "")
+                .containsEntry("live locks", "10,000+");
+    }
+
+    @Test
     void theTilesFollowTheNextRefreshInterval() {
         view.enter(ConsoleAccess.ALLOWED, "admin");
         assertThat(view.tiles().texts().get("local")).containsEntry("live locks", "0");
