@@ -120,7 +120,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * beyond the holder's expiry. A subscribed link that falls silent without closing (half-open TCP) is found by a
  * ping watchdog that the waiters' checks drive: pinged after 1 s of silence, dropped when the ping goes unanswered
  * for 2 s, and subscribed again on a new connection; with nobody waiting, nothing is sent.
- * On a Cluster of Redis 7 or later (asked once, by {@code INFO server}), a release is {@code SPUBLISH}ed instead on
+ * On a Cluster of Redis 7 or later (asked once, by {@code COMMAND INFO SPUBLISH SSUBSCRIBE}: a node without them,
+ * whatever its version, keeps {@code PUBLISH}), a release is {@code SPUBLISH}ed instead on
  * the lock's own channel ({@code exclusive:released:{n'}}, in the lock's slot), so only the shard that owns the
  * lock hears it, and the {@link ShardedReleaseSubscriber} subscribes the channels waited for, one connection per
  * shard; an older Cluster, standalone and Sentinel keep {@code PUBLISH}.
@@ -502,15 +503,17 @@ public final class RedisLockStore implements LockStore {
 
     /**
      * Whether releases go by sharded pub/sub ({@code SPUBLISH} to the key's shard): on a Cluster client of the
-     * store's own whose nodes run Redis 7 or later, asked once ({@code INFO server} of one node); older clusters,
-     * standalone and Sentinel use {@code PUBLISH}.
+     * store's own whose nodes have {@code SPUBLISH} and {@code SSUBSCRIBE} (Redis 7 or later, unless renamed away),
+     * asked once ({@code COMMAND INFO} of one node, see {@link RedisTopology#shardedPubSub}); older clusters,
+     * standalone and Sentinel use {@code PUBLISH}. By capability, not version: a release script that called a
+     * missing {@code SPUBLISH} would fail after its {@code DEL}.
      *
      * @throws JedisException if the version cannot be read now; the next call asks again
      */
     private boolean sharded() {
         Boolean decided = sharded;
         if (decided == null) {
-            decided = topology.serverMajorVersion() >= 7;
+            decided = topology.shardedPubSub();
             sharded = decided;
         }
         return decided;

@@ -9,6 +9,7 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import redis.clients.jedis.Connection;
@@ -19,10 +20,12 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -204,13 +207,35 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
     }
 
     /**
-     * @return the major version of the Redis server (of the first node that answers, in a Cluster): from
-     *         {@code redis_version} of {@code INFO server}
+     * Whether the server (the first node that answers, in a Cluster) has sharded pub/sub: {@code COMMAND INFO
+     * SPUBLISH SSUBSCRIBE} describes both. A server before 7.0 answers {@code nil} for each, as one whose operator
+     * removed them with {@code rename-command} does, although its version says 7; the version decides only when
+     * {@code COMMAND} itself is refused (renamed, or denied by an ACL).
+     *
      * @throws JedisException if no node answers
      */
-    int serverMajorVersion() {
+    boolean shardedPubSub() {
         try (Connection connection = subscriberConnection()) {
-            String info = connection == null ? client.info("server") : new Jedis(connection).info("server");
+            Jedis jedis = connection == null ? null : new Jedis(connection);
+            try {
+                Object described = jedis == null
+                        ? client.sendCommand(Protocol.Command.COMMAND, "INFO", "SPUBLISH", "SSUBSCRIBE")
+                        : jedis.sendCommand(Protocol.Command.COMMAND, "INFO", "SPUBLISH", "SSUBSCRIBE");
+                return described instanceof List<?> commands
+                        && commands.size() == 2
+                        && commands.stream().allMatch(Objects::nonNull);
+            } catch (JedisDataException e) {
+                return majorVersion(jedis == null ? client.info("server") : jedis.info("server")) >= 7;
+            }
+        }
+    }
+
+    /**
+     * @return the major version in {@code redis_version} of an {@code INFO server} reply
+     * @throws JedisException if it names none
+     */
+    private static int majorVersion(String info) {
+        try {
             for (String line : info.split("\r?\n")) {
                 if (line.startsWith("redis_version:")) {
                     String version = line.substring("redis_version:".length()).trim();
