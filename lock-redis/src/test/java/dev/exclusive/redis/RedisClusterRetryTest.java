@@ -12,11 +12,14 @@ import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import redis.clients.jedis.Jedis;
 
 /**
  * A lost reply on Redis Cluster, for real: a one-node cluster on port 7130 announces itself at a
@@ -114,6 +117,14 @@ class RedisClusterRetryTest {
             assertTrue(released, "the first run freed the lock: the caller's release succeeded, it was not refused");
             assertTrue(store.inspect(name).isEmpty(), "and the lock is free");
             assertFalse(store.release(name, "owner-1"), "a later release of the same owner, a new call, is refused");
+            try (Jedis node = new Jedis(RedisServers.HOST, PORT)) {
+                Set<String> receipts = node.keys(RedisKeys.globEscape("exclusive:receipt:{" + name + "}") + "*");
+                assertEquals(1, receipts.size(), "one receipt, of the call that freed the lock: " + receipts);
+                long kept = node.pttl(receipts.iterator().next());
+                assertTrue(
+                        kept > 0 && kept <= 2 * (2_000 + 500),
+                        "kept no longer than the client may resend: twice connect + socket timeout, got " + kept);
+            }
         }
     }
 
@@ -126,8 +137,7 @@ class RedisClusterRetryTest {
             assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
             int lostBefore = cluster.proxy().lostReplies();
             cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
-            java.util.concurrent.CompletableFuture<Boolean> released =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> store.release(name, "owner-1"));
+            CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(() -> store.release(name, "owner-1"));
             RedisServers.awaitTrue(
                     () -> cluster.proxy().lostReplies() == lostBefore + 1
                             && other.inspect(name).isEmpty(),
