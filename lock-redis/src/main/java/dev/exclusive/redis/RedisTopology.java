@@ -40,9 +40,24 @@ import redis.clients.jedis.util.Pool;
  * @param client  the client
  * @param owned   whether the store opened it (and closes it), or the application did
  * @param target  what it connects to, for messages; never credentials
- * @param secrets what the store's messages and logs must mask
+ * @param secrets      what the store's messages and logs must mask
+ * @param resendWindow how long after a call began its client may still send it again after a lost reply (a
+ *                     Cluster client retries a command whose read timed out); {@link Duration#ZERO} for a client
+ *                     that never sends a command twice
  */
-record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets) {
+record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets, Duration resendWindow) {
+
+    /**
+     * How long an application's own client, other than a {@link RedisClient} or {@link RedisSentinelClient} (which
+     * send a command once), is taken to resend a command: its settings cannot be read, and Jedis's Cluster client
+     * gives up after 10 s unless told otherwise (5 attempts, a 2 s socket timeout each).
+     */
+    static final Duration APPLICATION_RESEND_WINDOW = Duration.ofMinutes(1);
+
+    /** A topology whose client never sends a command twice. */
+    RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets) {
+        this(client, owned, target, secrets, Duration.ZERO);
+    }
 
     /**
      * What a {@link RedisLockStoreBuilder} collected. One of {@code url}, {@code clusterNodes} or
@@ -80,7 +95,13 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
     /** @return the topology of a client the application opened and closes */
     static RedisTopology of(UnifiedJedis client) {
         return new RedisTopology(
-                client, false, client.getClass().getSimpleName() + " of the application", Secrets.rulesOnly());
+                client,
+                false,
+                client.getClass().getSimpleName() + " of the application",
+                Secrets.rulesOnly(),
+                client instanceof RedisClient || client instanceof RedisSentinelClient
+                        ? Duration.ZERO
+                        : APPLICATION_RESEND_WINDOW);
     }
 
     /**
@@ -111,7 +132,10 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
                         .maxAttempts(3)
                         .maxTotalRetriesDuration(settings.connectTimeout().plus(settings.socketTimeout()))
                         .build();
-                return new RedisTopology(cluster, true, "Redis Cluster " + describe(nodes), settings.secrets());
+                // the last attempt may start just before maxTotalRetriesDuration ends, and take a connect and a read
+                Duration retries = settings.connectTimeout().plus(settings.socketTimeout());
+                return new RedisTopology(
+                        cluster, true, "Redis Cluster " + describe(nodes), settings.secrets(), retries.multipliedBy(2));
             }
             if (settings.sentinelMaster() != null) {
                 RedisSentinelClient sentinel = RedisSentinelClient.builder()
