@@ -8,9 +8,12 @@ import java.time.Duration;
  * not throw; an exception from a listener is logged and otherwise ignored.
  *
  * <p>Each acquisition attempt ends in exactly one of {@link #acquired(Lock, Duration)},
- * {@link #busy(Lock, Duration)}, {@link #timedOut(Lock, Duration)} or {@link #failed(Lock, Operation, Duration,
- * LockStoreUnavailableException)} (an interrupted wait ends in none); each hold a handle acquired ends in at most
- * one of {@link #released(Lock, Duration)} or {@link #expired(Lock, Duration)}, when the handle releases it.
+ * {@link #busy(Lock, Duration)}, {@link #timedOut(Lock, Duration)}, {@link #failed(Lock, Operation, Duration,
+ * LockStoreUnavailableException)} or {@link #interrupted(Lock, Duration)}; an attempt that waits
+ * ({@link Lock#block(Duration)} with a wait longer than zero that finds the lock held) hears
+ * {@link #waiting(Lock)} once before its outcome, and only such an attempt can end in
+ * {@link #interrupted(Lock, Duration)}. Each hold a handle acquired ends in at most one of
+ * {@link #released(Lock, Duration)} or {@link #expired(Lock, Duration)}, when the handle releases it.
  *
  * <p>The methods that take a {@link Duration} were added after the first ones; by default each calls its older
  * form ({@link #acquired(Lock)}, {@link #busy(Lock)}, {@link #released(Lock)},
@@ -66,6 +69,28 @@ public interface LockListener {
     default void timedOut(Lock lock, Duration waited) {
         busy(lock);
     }
+
+    /**
+     * A {@link Lock#block(Duration)} with a wait longer than zero found the lock held and starts to wait. Called
+     * once per acquisition attempt that waits, on the waiting thread, before its first wait; the attempt's outcome
+     * follows on the same thread ({@link #acquired(Lock, Duration)}, {@link #timedOut(Lock, Duration)},
+     * {@link #failed(Lock, Operation, Duration, LockStoreUnavailableException)} or
+     * {@link #interrupted(Lock, Duration)}). Not called for an attempt that acquires, or gives up, at its first
+     * try. Nothing by default.
+     *
+     * @param lock the handle that waits
+     */
+    default void waiting(Lock lock) {}
+
+    /**
+     * A wait ({@link Lock#block(Duration)}) ended because the thread was interrupted: the caller receives a
+     * {@link LockInterruptedException}, the thread's interrupt flag is set again, and the lock is not held. Always
+     * preceded by {@link #waiting(Lock)} for the same attempt. Nothing by default.
+     *
+     * @param lock   the handle that waited
+     * @param waited from the call to the interruption
+     */
+    default void interrupted(Lock lock, Duration waited) {}
 
     /**
      * A store operation of the handle failed because the store could not be reached; the caller receives

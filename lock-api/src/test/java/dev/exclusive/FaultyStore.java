@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real store with faults injected on demand: an acquisition, a release or an extend that cannot reach the backend, or an
- * extend held back until the test lets it go, an audit trail that cannot be written. Counts list calls, so a test can prove a path never lists.
+ * extend held back until the test lets it go, an audit trail that cannot be written, waits cut short. Counts list calls and waits, so a test can prove a path never lists.
  */
 final class FaultyStore implements LockStore {
 
@@ -28,6 +28,9 @@ final class FaultyStore implements LockStore {
     volatile ExtendHook extendHook = name -> {};
     final AtomicInteger extends_ = new AtomicInteger();
     final AtomicInteger lists = new AtomicInteger();
+    final AtomicInteger waits = new AtomicInteger();
+    /** The longest a wait for a release lasts, so a waiter retries often; {@code null}: as long as asked. */
+    volatile Duration waitCap;
 
     FaultyStore(LockStore real) {
         this.real = real;
@@ -105,7 +108,9 @@ final class FaultyStore implements LockStore {
 
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
-        real.awaitRelease(name, maxWait);
+        waits.incrementAndGet();
+        Duration cap = waitCap;
+        real.awaitRelease(name, cap != null && cap.compareTo(maxWait) < 0 ? cap : maxWait);
     }
 
     @Override

@@ -19,6 +19,7 @@ class LockListenerTest {
 
     private final List<String> heard = new CopyOnWriteArrayList<>();
     private final List<Duration> durations = new CopyOnWriteArrayList<>();
+    private final CountDownLatch waitingHeard = new CountDownLatch(1);
 
     private final LockListener recorder = new LockListener() {
         @Override
@@ -34,6 +35,17 @@ class LockListenerTest {
         @Override
         public void timedOut(Lock lock, Duration waited) {
             record("timedOut " + lock.group(), waited);
+        }
+
+        @Override
+        public void waiting(Lock lock) {
+            heard.add("waiting " + lock.group());
+            waitingHeard.countDown();
+        }
+
+        @Override
+        public void interrupted(Lock lock, Duration waited) {
+            record("interrupted " + lock.group(), waited);
         }
 
         @Override
@@ -85,10 +97,122 @@ class LockListenerTest {
                         "acquired purchase:*",
                         "busy purchase:*",
                         "busy purchase:*",
+                        "waiting purchase:*",
                         "timedOut purchase:*",
                         "released purchase:*"),
                 heard);
         assertTrue(durations.get(3).compareTo(Duration.ofMillis(30)) >= 0, "the timed-out wait: " + durations);
+    }
+
+    @Test
+    void aBlockedWaiterHearsWaitingOnceBeforeItsOutcomeHoweverOftenItRetries() {
+        FaultyStore store = new FaultyStore(new MemoryLockStore());
+        store.waitCap = Duration.ofMillis(2);
+        try (LockRegistry registry =
+                LockRegistry.builder().store("f", store).listener(recorder).build()) {
+            Lock holder = registry.lock("imports:users", 60);
+            assertTrue(holder.get());
+            assertFalse(registry.lock("imports:users", 10).block(Duration.ofMillis(40)));
+            assertTrue(store.waits.get() >= 2, "the waiter retried: " + store.waits.get() + " waits");
+            assertTrue(holder.release());
+        }
+        assertEquals(
+                List.of("acquired imports:*", "waiting imports:*", "timedOut imports:*", "released imports:*"), heard);
+    }
+
+    @Test
+    void aWaiterThatAcquiresAfterTheReleaseHeardWaitingFirst() throws Exception {
+        try (LockRegistry registry = LockRegistry.builder().listener(recorder).build()) {
+            Lock holder = registry.lock("reports:daily", 60);
+            assertTrue(holder.get());
+            Thread waiter = new Thread(() -> registry.lock("reports:daily", 60).block(Duration.ofSeconds(30)));
+            waiter.start();
+            assertTrue(waitingHeard.await(10, TimeUnit.SECONDS), "no waiting heard");
+            assertTrue(holder.release());
+            waiter.join(10_000);
+            assertFalse(waiter.isAlive());
+        }
+        // The holder's "released" is told after the store freed the lock, so the waiter's "acquired" may come first.
+        assertEquals(List.of("acquired reports:*", "waiting reports:*"), heard.subList(0, 2));
+        assertEquals(
+                List.of("acquired reports:*", "released reports:*"),
+                heard.subList(2, 4).stream().sorted().toList());
+        assertEquals(4, heard.size());
+    }
+
+    @Test
+    void aWaitEndedByAnInterruptIsHeardAndTheCallerStillGetsTheExceptionWithItsFlagSet() throws Exception {
+        try (LockRegistry registry = LockRegistry.builder().listener(recorder).build()) {
+            Lock holder = registry.lock("imports:users", 60);
+            assertTrue(holder.get());
+            List<Object> caught = new CopyOnWriteArrayList<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    registry.lock("imports:users", 60).block(Duration.ofSeconds(30));
+                    caught.add("returned");
+                } catch (LockInterruptedException e) {
+                    caught.add(e.getCause().getClass().getSimpleName());
+                    caught.add(Thread.currentThread().isInterrupted());
+                }
+            });
+            waiter.start();
+            assertTrue(waitingHeard.await(10, TimeUnit.SECONDS), "no waiting heard");
+            waiter.interrupt();
+            waiter.join(10_000);
+            assertFalse(waiter.isAlive());
+            assertEquals(List.of("InterruptedException", true), caught);
+            assertTrue(holder.release());
+        }
+        assertEquals(
+                List.of("acquired imports:*", "waiting imports:*", "interrupted imports:*", "released imports:*"),
+                heard);
+    }
+
+    @Test
+    void aWaiterInterruptedBeforeItCalledHearsWaitingThenInterrupted() {
+        try (LockRegistry registry = LockRegistry.builder().listener(recorder).build()) {
+            Lock holder = registry.lock("x", 60);
+            assertTrue(holder.get());
+            Thread.currentThread().interrupt();
+            try {
+                assertThrows(
+                        LockInterruptedException.class,
+                        () -> registry.lock("x", 60).block(Duration.ofSeconds(30)));
+                assertTrue(Thread.currentThread().isInterrupted(), "the flag is set again");
+            } finally {
+                Thread.interrupted();
+            }
+            assertTrue(holder.release());
+        }
+        assertEquals(List.of("acquired x", "waiting x", "interrupted x", "released x"), heard);
+    }
+
+    @Test
+    void aStoreFailureDuringAWaitEndsItAsAFailure() throws Exception {
+        FaultyStore store = new FaultyStore(new MemoryLockStore());
+        store.waitCap = Duration.ofMillis(2);
+        try (LockRegistry registry =
+                LockRegistry.builder().store("f", store).listener(recorder).build()) {
+            Lock holder = registry.lock("sync", 60);
+            assertTrue(holder.get());
+            List<Object> caught = new CopyOnWriteArrayList<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    registry.lock("sync", 60).block(Duration.ofSeconds(30));
+                } catch (LockStoreUnavailableException e) {
+                    caught.add(e);
+                }
+            });
+            waiter.start();
+            assertTrue(waitingHeard.await(10, TimeUnit.SECONDS), "no waiting heard");
+            store.acquireFails = true;
+            waiter.join(10_000);
+            assertFalse(waiter.isAlive());
+            assertEquals(1, caught.size());
+            store.acquireFails = false;
+            assertTrue(holder.release());
+        }
+        assertEquals(List.of("acquired sync", "waiting sync", "failed ACQUIRE sync", "released sync"), heard);
     }
 
     @Test

@@ -163,19 +163,31 @@ public final class DefaultLock implements Lock {
                 }
                 return false;
             }
+            if (attempt == 0 && context.hasListeners()) {
+                // Before the interrupt check, so that an interrupted attempt has always been told as waiting.
+                context.tell(listener -> listener.waiting(this));
+            }
             if (Thread.interrupted()) {
                 // Checked after an attempt and before waiting, so a wake-up this waiter received was used.
-                Thread.currentThread().interrupt();
-                throw new LockInterruptedException(name, binding.name(), new InterruptedException());
+                throw interrupted(start, new InterruptedException());
             }
             long pause = Math.min(left, pause(policy, attempt, ((Acquisition.Busy) outcome).remaining()));
             try {
                 binding.store().awaitRelease(name, Duration.ofNanos(Math.max(pause, MIN_PAUSE_NANOS)));
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LockInterruptedException(name, binding.name(), e);
+                throw interrupted(start, e);
             }
         }
+    }
+
+    /** Sets the interrupt flag again, tells listeners, and returns the exception for the waiter. */
+    private LockInterruptedException interrupted(long startNanos, InterruptedException cause) {
+        Thread.currentThread().interrupt();
+        if (context.hasListeners()) {
+            Duration waited = since(startNanos);
+            context.tell(listener -> listener.interrupted(this, waited));
+        }
+        return new LockInterruptedException(name, binding.name(), cause);
     }
 
     /**

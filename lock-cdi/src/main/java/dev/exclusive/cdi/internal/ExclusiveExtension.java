@@ -2,6 +2,7 @@ package dev.exclusive.cdi.internal;
 
 import dev.exclusive.LockListener;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.OnLost;
 import dev.exclusive.cdi.Exclusive;
 import dev.exclusive.cdi.ExclusiveThreads;
@@ -22,6 +23,7 @@ import jakarta.enterprise.inject.spi.BeforeShutdown;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.Interceptor;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
+import jakarta.inject.Singleton;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -44,7 +46,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * {@link ContainerThreads}, also the {@link ExclusiveThreads @ExclusiveThreads} bean) and one plan per bean class and
  * method, and adds beans or the one definition error; {@code AfterDeploymentValidation} resolves which lock events
  * have observers, asks the container for the application's name (the default prefix of shared stores), and starts
- * the registry with an event bridge only if some events are observed; {@code @Initialized(ApplicationScoped.class)}
+ * the registry with an event bridge only if some events are observed, and always with the one {@link LockStatistics}
+ * that is also injectable ({@code @Inject LockStatistics}, one per application); {@code @Initialized(ApplicationScoped.class)}
  * looks the container's thread factory up; {@code BeforeShutdown} closes the registry, which stops its threads and
  * the stores.
  */
@@ -64,6 +67,8 @@ public class ExclusiveExtension implements Extension {
     private volatile LockedInvocations invocations;
     /** OpenTelemetry metrics, attached when the application starts; {@code null} without the OpenTelemetry API. */
     private TelemetryListener telemetry;
+    /** Contention statistics for the console: always a listener of the registry, and an injectable bean. */
+    private final LockStatistics statistics = new LockStatistics();
 
     private BeanManager telemetryBeans;
 
@@ -145,6 +150,14 @@ public class ExclusiveExtension implements Extension {
                     .scope(Dependent.class)
                     .createWith(context -> registry().store(name));
         }
+        // @Singleton: one instance per application like @ApplicationScoped, without a proxy (the class is final).
+        event.<LockStatistics>addBean()
+                .id(ExclusiveExtension.class.getName() + ".statistics")
+                .beanClass(ExclusiveExtension.class)
+                .types(LockStatistics.class, Object.class)
+                .qualifiers(Default.Literal.INSTANCE, Any.Literal.INSTANCE)
+                .scope(Singleton.class)
+                .createWith(context -> statistics);
         event.<ThreadFactory>addBean()
                 .id(ExclusiveExtension.class.getName() + ".threads")
                 .beanClass(ExclusiveExtension.class)
@@ -164,7 +177,7 @@ public class ExclusiveExtension implements Extension {
         ClassLoader loader = classLoader();
         threads.containerStarted(beanManager);
         Transactions transactions = Transactions.resolve(beanManager, loader);
-        List<LockListener> listeners = new ArrayList<>(2);
+        List<LockListener> listeners = new ArrayList<>(4);
         if (renewsUnderRollback(plans)) {
             LockListener lostLeases = transactions.lostLeases();
             if (lostLeases != null) {
@@ -180,6 +193,7 @@ public class ExclusiveExtension implements Extension {
             listeners.add(telemetry);
             telemetryBeans = beanManager;
         }
+        listeners.add(statistics);
         LockRegistry started = stores.registry(listeners, ApplicationName.lookup());
         Map<Class<?>, Map<Method, MethodPlan>> bound = new HashMap<>();
         plans.forEach((beanClass, methods) -> {
