@@ -15,6 +15,7 @@ final class RedisKeys {
 
     private static final String LOCK = "exclusive:lock:{";
     private static final String FENCE = "exclusive:fence:{";
+    private static final String RECEIPT = "exclusive:receipt:{";
 
     /**
      * The store's audit trail: one list for every lock of the Redis (the registry's store prefix is part of each
@@ -47,6 +48,15 @@ final class RedisKeys {
     /** @return the key of the fence counter of {@code name}, in the same hash slot as {@link #lockKey} */
     static String fenceKey(String name) {
         return FENCE + escape(name) + "}";
+    }
+
+    /**
+     * @param call one release call's id, unique among the calls of every store instance
+     * @return the key where a release script records what that call did, in the same hash slot as {@link #lockKey},
+     *         so that the same call sent again by a retrying client answers the same (see {@code release.lua})
+     */
+    static String receiptKey(String name, String call) {
+        return RECEIPT + escape(name) + "}" + call;
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import redis.clients.jedis.Connection;
@@ -60,14 +61,17 @@ import redis.clients.jedis.exceptions.JedisException;
  * <li>release: {@code GET} the lease; if its owner is the caller, {@code DEL} it and, only if a waiter of another
  * store instance recorded itself on it, {@code PUBLISH} its key; else answer {@code false}. A lease whose
  * {@code PX} passed reads as absent, so a late release never frees the next holder. The waiters of this store
- * are signalled directly.</li>
+ * are signalled directly. On a client that may send a call again (Cluster), each call also names a receipt key
+ * of its own ({@code exclusive:receipt:{n'}<call>}, in the lease's slot): a run that frees the lock writes its
+ * answer there, kept for the client's resend window, and a run that finds nothing of the caller's to free answers
+ * what that receipt says, if it exists (see "Lost replies" below).</li>
  * <li>release with a minimum hold: another script, given the minimum. If the owner matches and the time held
  * ({@code <span> - PTTL}) has reached the minimum, release as above; if not, set the lease to end when it
  * does (plus the 2 ms of slack) unless its {@code PTTL} already ends sooner, keep owner and fence, and publish
  * nothing: waiters see it expire.</li>
  * <li>extend: if the owner matches, {@code SET} the lease again with the new {@code PX} and its span grown by
  * what the renewal adds, and push the counter's retention out beyond it.</li>
- * <li>force-release: delete the lease if it exists; publish as release does.</li>
+ * <li>force-release: delete the lease if it exists; publish as release does; a receipt as release has.</li>
  * <li>wait (before a waiter parks): if the lease is live, record this store instance in its {@code <waiters>}
  * ({@code SET ... KEEPTTL}) and answer busy; else answer free, and the waiter tries again at once.</li>
  * <li>inspect: {@code PTTL}, the lease and {@code TIME}, read at one instant.</li>
@@ -120,7 +124,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * beyond the holder's expiry. A subscribed link that falls silent without closing (half-open TCP) is found by a
  * ping watchdog that the waiters' checks drive: pinged after 1 s of silence, dropped when the ping goes unanswered
  * for 2 s, and subscribed again on a new connection; with nobody waiting, nothing is sent.
- * On a Cluster of Redis 7 or later (asked once, by {@code INFO server}), a release is {@code SPUBLISH}ed instead on
+ * On a Cluster of Redis 7 or later (asked once, by {@code COMMAND INFO SPUBLISH SSUBSCRIBE}: a node without them,
+ * whatever its version, keeps {@code PUBLISH}), a release is {@code SPUBLISH}ed instead on
  * the lock's own channel ({@code exclusive:released:{n'}}, in the lock's slot), so only the shard that owns the
  * lock hears it, and the {@link ShardedReleaseSubscriber} subscribes the channels waited for, one connection per
  * shard; an older Cluster, standalone and Sentinel keep {@code PUBLISH}.
@@ -135,10 +140,35 @@ import redis.clients.jedis.exceptions.JedisException;
  * clock (once every 10 s) may take that twice, and a failure of that reading never fails an acquisition Redis
  * granted. Idle pooled
  * connections are dropped after a connection failure, so the same store works again once Redis is back.
- * An acquisition whose reply was lost may have taken the lock: a retry by the same owner finds that hold and
- * answers acquired with it; without a retry the lease expires at its ttl. The thread's interrupt flag does not cut
+ * The thread's interrupt flag does not cut
  * a call short (each is bounded by the timeouts anyway), so a release in a {@code finally} block after interrupted
  * work still reaches Redis; the flag is left set.
+ *
+ * <p>Lost replies. Standalone and Sentinel clients send a command once: a reply lost (a read timeout, a
+ * connection cut after the command left) is a {@link LockStoreUnavailableException}, whose outcome is unknown,
+ * as the API allows. The Cluster client sends the same command again after such a failure (up to 3 attempts
+ * within the connect plus the socket timeout), on a new connection, and may reach Redis twice with it. Each
+ * script therefore answers a second run of the same call as the first run would have been answered:
+ * <ul>
+ * <li>acquire: the second run finds the caller's own hold, renews it and answers acquired with its fence. A
+ * successful acquire is never reported busy while the key holds the caller's lease.</li>
+ * <li>extend: renewing one's own lease twice to the same ttl is renewing it; the second run answers extended.</li>
+ * <li>release, release with a minimum hold, force-release: the first run deleted the lease, so the second finds
+ * the lock free, or held by the next owner; it answers from the call's receipt instead ({@code 1}, or the outcome
+ * of the minimum-hold release). Without receipts a release that succeeded would be reported refused, telling the
+ * application its hold had ended early. A receipt is one key per call, unique to it (not per owner or name: another
+ * owner may take and free the lock between the two runs, and a later call of the same owner must not be answered
+ * by an earlier one's receipt). It is kept for twice the connect plus the socket timeout (the last attempt may
+ * start just before the client's retry budget ends), or for {@link RedisTopology#APPLICATION_RESEND_WINDOW} on
+ * an application's own client that may resend; standalone and Sentinel calls write none.</li>
+ * </ul>
+ * Why receipts rather than a Cluster client that never resends: the same retries follow {@code MOVED} and
+ * {@code ASK} and refresh the slot map after a failover, which the store needs; turning them off for the writes
+ * would make every lost reply an unknown outcome, and a failover an outage until another call refreshed the map.
+ * A receipt costs one {@code SET PX} per release on Cluster. A call whose every attempt fails still answers
+ * {@link LockStoreUnavailableException}: an acquisition may then hold the lock until its ttl, a release may have
+ * freed it. With {@code min-replicas}, acquire and extend run on one connection of their own (for the {@code WAIT})
+ * and are never resent.
  *
  * <p>Credentials. A password in a URL must be percent-encoded ({@code #} as {@code %23}, {@code @} as
  * {@code %40}, {@code %} as {@code %25}, {@code /} as {@code %2F}, {@code :} as {@code %3A}); simpler, give it on
@@ -193,6 +223,11 @@ public final class RedisLockStore implements LockStore {
     private volatile Boolean sharded;
 
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** How long a release's receipt is kept: the client's resend window; 0 for a client that never resends. */
+    private final long receiptMillis;
+    /** Numbers this store's release calls, for their receipts. */
+    private final AtomicLong releaseCalls = new AtomicLong();
+
     private final Replication replication;
     private final AuditLimits auditLimits;
 
@@ -223,6 +258,7 @@ public final class RedisLockStore implements LockStore {
         this.client = topology.client();
         this.storeName = Objects.requireNonNull(storeName, "storeName");
         this.fenceRetention = fenceRetention.toMillis();
+        this.receiptMillis = topology.resendWindow().toMillis();
         this.failures = new RedisFailures(storeName, topology);
         this.lister = new RedisLister(topology);
         this.subscriber = new ReleaseSubscriber(
@@ -345,9 +381,7 @@ public final class RedisLockStore implements LockStore {
                 name,
                 "release",
                 () -> RedisScript.RELEASE.run(
-                        client,
-                        List.of(RedisKeys.lockKey(name)),
-                        releaseArgs(name, RedisKeys.ownerField(owner), instance))));
+                        client, releaseKeys(name), releaseArgs(name, RedisKeys.ownerField(owner), instance))));
         if (released) {
             signals.signal(name); // this JVM's waiters; the script published only for other instances'
         }
@@ -367,7 +401,7 @@ public final class RedisLockStore implements LockStore {
                 "release",
                 () -> RedisScript.RELEASE_AFTER.run(
                         client,
-                        List.of(RedisKeys.lockKey(name)),
+                        releaseKeys(name),
                         releaseArgs(name, RedisKeys.ownerField(owner), instance, Long.toString(floor)))));
         if (outcome == 2) {
             signals.signal(name);
@@ -380,8 +414,7 @@ public final class RedisLockStore implements LockStore {
         boolean released = RedisReplies.yes(call(
                 name,
                 "force-release",
-                () -> RedisScript.FORCE_RELEASE.run(
-                        client, List.of(RedisKeys.lockKey(name)), releaseArgs(name, instance))));
+                () -> RedisScript.FORCE_RELEASE.run(client, releaseKeys(name), releaseArgs(name, instance))));
         if (released) {
             signals.signal(name);
         }
@@ -502,21 +535,38 @@ public final class RedisLockStore implements LockStore {
 
     /**
      * Whether releases go by sharded pub/sub ({@code SPUBLISH} to the key's shard): on a Cluster client of the
-     * store's own whose nodes run Redis 7 or later, asked once ({@code INFO server} of one node); older clusters,
-     * standalone and Sentinel use {@code PUBLISH}.
+     * store's own whose nodes have {@code SPUBLISH} and {@code SSUBSCRIBE} (Redis 7 or later, unless renamed away),
+     * asked once ({@code COMMAND INFO} of one node, see {@link RedisTopology#shardedPubSub}); older clusters,
+     * standalone and Sentinel use {@code PUBLISH}. By capability, not version: a release script that called a
+     * missing {@code SPUBLISH} would fail after its {@code DEL}.
      *
      * @throws JedisException if the version cannot be read now; the next call asks again
      */
     private boolean sharded() {
         Boolean decided = sharded;
         if (decided == null) {
-            decided = topology.serverMajorVersion() >= 7;
+            decided = topology.shardedPubSub();
             sharded = decided;
         }
         return decided;
     }
 
-    /** @return {@code head} followed by the command and channel that the release scripts tell waiters on */
+    /**
+     * @return the keys of a release script: the lease and, on a client that may send a call again (Cluster), the
+     *         receipt of this call, which makes the call's answer survive a resend (see {@code release.lua})
+     */
+    private List<String> releaseKeys(String name) {
+        String lease = RedisKeys.lockKey(name);
+        if (receiptMillis == 0) {
+            return List.of(lease);
+        }
+        return List.of(lease, RedisKeys.receiptKey(name, instance + "." + releaseCalls.incrementAndGet()));
+    }
+
+    /**
+     * @return {@code head} followed by the command and channel that the release scripts tell waiters on, and how
+     *         long a receipt is kept (read only with a receipt key, see {@link #releaseKeys})
+     */
     private List<String> releaseArgs(String name, String... head) {
         List<String> args = new java.util.ArrayList<>(List.of(head));
         if (sharded()) {
@@ -525,6 +575,9 @@ public final class RedisLockStore implements LockStore {
         } else {
             args.add("PUBLISH");
             args.add(RedisKeys.RELEASED_CHANNEL);
+        }
+        if (receiptMillis > 0) {
+            args.add(Long.toString(receiptMillis));
         }
         return args;
     }

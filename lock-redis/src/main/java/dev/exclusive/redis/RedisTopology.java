@@ -9,6 +9,7 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 import redis.clients.jedis.Connection;
@@ -19,10 +20,12 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
@@ -37,9 +40,24 @@ import redis.clients.jedis.util.Pool;
  * @param client  the client
  * @param owned   whether the store opened it (and closes it), or the application did
  * @param target  what it connects to, for messages; never credentials
- * @param secrets what the store's messages and logs must mask
+ * @param secrets      what the store's messages and logs must mask
+ * @param resendWindow how long after a call began its client may still send it again after a lost reply (a
+ *                     Cluster client retries a command whose read timed out); {@link Duration#ZERO} for a client
+ *                     that never sends a command twice
  */
-record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets) {
+record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets, Duration resendWindow) {
+
+    /**
+     * How long an application's own client, other than a {@link RedisClient} or {@link RedisSentinelClient} (which
+     * send a command once), is taken to resend a command: its settings cannot be read, and Jedis's Cluster client
+     * gives up after 10 s unless told otherwise (5 attempts, a 2 s socket timeout each).
+     */
+    static final Duration APPLICATION_RESEND_WINDOW = Duration.ofMinutes(1);
+
+    /** A topology whose client never sends a command twice. */
+    RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets) {
+        this(client, owned, target, secrets, Duration.ZERO);
+    }
 
     /**
      * What a {@link RedisLockStoreBuilder} collected. One of {@code url}, {@code clusterNodes} or
@@ -77,7 +95,13 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
     /** @return the topology of a client the application opened and closes */
     static RedisTopology of(UnifiedJedis client) {
         return new RedisTopology(
-                client, false, client.getClass().getSimpleName() + " of the application", Secrets.rulesOnly());
+                client,
+                false,
+                client.getClass().getSimpleName() + " of the application",
+                Secrets.rulesOnly(),
+                client instanceof RedisClient || client instanceof RedisSentinelClient
+                        ? Duration.ZERO
+                        : APPLICATION_RESEND_WINDOW);
     }
 
     /**
@@ -108,7 +132,10 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
                         .maxAttempts(3)
                         .maxTotalRetriesDuration(settings.connectTimeout().plus(settings.socketTimeout()))
                         .build();
-                return new RedisTopology(cluster, true, "Redis Cluster " + describe(nodes), settings.secrets());
+                // the last attempt may start just before maxTotalRetriesDuration ends, and take a connect and a read
+                Duration retries = settings.connectTimeout().plus(settings.socketTimeout());
+                return new RedisTopology(
+                        cluster, true, "Redis Cluster " + describe(nodes), settings.secrets(), retries.multipliedBy(2));
             }
             if (settings.sentinelMaster() != null) {
                 RedisSentinelClient sentinel = RedisSentinelClient.builder()
@@ -204,13 +231,35 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
     }
 
     /**
-     * @return the major version of the Redis server (of the first node that answers, in a Cluster): from
-     *         {@code redis_version} of {@code INFO server}
+     * Whether the server (the first node that answers, in a Cluster) has sharded pub/sub: {@code COMMAND INFO
+     * SPUBLISH SSUBSCRIBE} describes both. A server before 7.0 answers {@code nil} for each, as one whose operator
+     * removed them with {@code rename-command} does, although its version says 7; the version decides only when
+     * {@code COMMAND} itself is refused (renamed, or denied by an ACL).
+     *
      * @throws JedisException if no node answers
      */
-    int serverMajorVersion() {
+    boolean shardedPubSub() {
         try (Connection connection = subscriberConnection()) {
-            String info = connection == null ? client.info("server") : new Jedis(connection).info("server");
+            Jedis jedis = connection == null ? null : new Jedis(connection);
+            try {
+                Object described = jedis == null
+                        ? client.sendCommand(Protocol.Command.COMMAND, "INFO", "SPUBLISH", "SSUBSCRIBE")
+                        : jedis.sendCommand(Protocol.Command.COMMAND, "INFO", "SPUBLISH", "SSUBSCRIBE");
+                return described instanceof List<?> commands
+                        && commands.size() == 2
+                        && commands.stream().allMatch(Objects::nonNull);
+            } catch (JedisDataException e) {
+                return majorVersion(jedis == null ? client.info("server") : jedis.info("server")) >= 7;
+            }
+        }
+    }
+
+    /**
+     * @return the major version in {@code redis_version} of an {@code INFO server} reply
+     * @throws JedisException if it names none
+     */
+    private static int majorVersion(String info) {
+        try {
             for (String line : info.split("\r?\n")) {
                 if (line.startsWith("redis_version:")) {
                     String version = line.substring("redis_version:".length()).trim();

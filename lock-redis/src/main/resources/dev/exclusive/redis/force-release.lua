@@ -1,24 +1,44 @@
 -- Releases a lock whoever holds it; tells waiters of other store instances, if any wait.
 --
 -- KEYS[1]  the lock's lease (see acquire.lua)
+-- KEYS[2]  optional: this call's receipt, for a client that may send the call again (Cluster)
 -- ARGV[1]  id of the releasing store instance, which wakes its own waiters itself
 -- ARGV[2]  the command that tells waiters, PUBLISH or SPUBLISH (see release.lua)
 -- ARGV[3]  the channel (see release.lua)
+-- ARGV[4]  with KEYS[2]: how long the receipt is kept, in milliseconds; the client's resend window
 --
 -- Returns 1 if a live lease was removed, 0 if the lock was free or expired. A lease of the previous layout (a
 -- hash) is always published.
 
+-- What a call sent again does: a Cluster client sends a script again when the reply of its first run was lost
+-- (a read timeout), and that first run may have freed the lock; the second then finds it free, or another's. With
+-- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), a run that frees the lock records its answer there for
+-- ARGV[4] milliseconds, and a run that finds nothing to free answers what the recorded run did, if one did.
+local function answer(outcome)
+    if KEYS[2] then
+        redis.call('SET', KEYS[2], outcome, 'PX', ARGV[4])
+    end
+    return outcome
+end
+local function refused()
+    local earlier = KEYS[2] and redis.call('GET', KEYS[2])
+    if earlier then
+        return tonumber(earlier)
+    end
+    return 0
+end
+
 local remaining = redis.call('PTTL', KEYS[1])
 if remaining == -2 then
-    return 0
+    return refused()
 end
 local lease = redis.pcall('GET', KEYS[1])
 redis.call('DEL', KEYS[1])
 if remaining == 0 then
-    return 0
+    return refused()
 end
 local waiters = type(lease) == 'string' and string.match(lease, '^[^\n]*\n([^\n]*)') or '*'
 if waiters ~= '' and waiters ~= ARGV[1] then
     redis.call(ARGV[2], ARGV[3], KEYS[1])
 end
-return 1
+return answer(1)

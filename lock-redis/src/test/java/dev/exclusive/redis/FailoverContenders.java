@@ -2,6 +2,7 @@ package dev.exclusive.redis;
 
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
+import dev.exclusive.spi.Acquisition;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -37,7 +38,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  *       thread extends, every 100 ms, the held locks that are not on the killed master.
  *   <li>{@link Load#GRAB}: each thread takes fresh names on the killed master as fast as it can, on a store without
  *       {@code min-replicas}; once stopped, each name taken before the kill is offered to a second owner, and what
- *       the failover lost is counted.
+ *       the failover lost is counted (a lost name granted again with a fence not above its first holder's counts
+ *       as unexpected: fences must keep growing through a failover).
  * </ul>
  *
  * Every call is timed; an unavailable store counts as expected on the killed master and as a failure anywhere else.
@@ -94,6 +96,8 @@ public final class FailoverContenders implements AutoCloseable {
     private final AtomicInteger takenInTheLastSecond = new AtomicInteger();
     /** With {@link Load#GRAB}: when each name was taken, by name. */
     private final Map<String, Long> taken = new ConcurrentHashMap<>();
+    /** With {@link Load#GRAB}: the fence each name was taken with, by name. */
+    private final Map<String, Long> takenFences = new ConcurrentHashMap<>();
 
     private volatile long killedNanos;
     private volatile boolean killed;
@@ -168,8 +172,13 @@ public final class FailoverContenders implements AutoCloseable {
                     takenInTheLastSecond.incrementAndGet();
                 }
                 timed(name.getKey(), () -> {
-                    if (plain.tryAcquire(name.getKey(), "second", HOLDER, TTL).acquired()) {
+                    if (plain.tryAcquire(name.getKey(), "second", HOLDER, TTL) instanceof Acquisition.Acquired second) {
                         lost.add(name.getKey());
+                        long first = takenFences.get(name.getKey());
+                        if (second.fence() <= first) {
+                            unexpected.add(name.getKey() + " lost, and granted again with fence " + second.fence()
+                                    + ", not above the first holder's " + first);
+                        }
                     }
                 });
             }
@@ -229,7 +238,8 @@ public final class FailoverContenders implements AutoCloseable {
             String name = setup.prefix() + "grab:" + owner + ":" + i;
             if (setup.onKilledShard(name)) {
                 timed(name, () -> {
-                    if (plain.tryAcquire(name, FIRST, HOLDER, TTL).acquired()) {
+                    if (plain.tryAcquire(name, FIRST, HOLDER, TTL) instanceof Acquisition.Acquired acquired) {
+                        takenFences.put(name, acquired.fence());
                         taken.put(name, System.nanoTime());
                         churned.incrementAndGet();
                         churnedOnKilledShard.incrementAndGet();
@@ -332,10 +342,10 @@ public final class FailoverContenders implements AutoCloseable {
      */
     record Setup(Target target, String prefix, List<int[]> shards, int killedShard, Load load) {
 
-        /** A Sentinel deployment: one master, every name on it. */
-        static Setup sentinel(String master, List<Integer> sentinelPorts, String prefix) {
+        /** A Sentinel deployment: one master, every name on it; {@code load} {@link Load#SAFE} or {@link Load#GRAB}. */
+        static Setup sentinel(String master, List<Integer> sentinelPorts, String prefix, Load load) {
             return new Setup(
-                    new Target("sentinel", master, sentinelPorts), prefix, List.of(new int[] {0, 16383}), 0, Load.SAFE);
+                    new Target("sentinel", master, sentinelPorts), prefix, List.of(new int[] {0, 16383}), 0, load);
         }
 
         /** A Cluster: names spread over {@code masters}' slot ranges; the master of {@code killedShard} dies. */

@@ -12,18 +12,23 @@ import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import redis.clients.jedis.Jedis;
 
 /**
  * A lost reply on Redis Cluster, for real: a one-node cluster on port 7130 announces itself at a
  * {@link FaultyProxy}, so every connection of the store's Cluster client goes through the proxy. The proxy
  * lets the acquire script reach Redis (which takes the lock) and loses its reply; the client times out on the read
  * and, as Jedis's Cluster executor does after a connection failure, sends the script again on a new connection.
- * That second run finds the caller's own hold.
+ * That second run finds the caller's own hold. The same resending after a release, a release with a minimum
+ * hold or a force-release, whose first run freed the lock, must still answer that the call freed it: a release
+ * that succeeded, reported as refused, tells the application that its hold had ended when it had not.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedisClusterRetryTest {
@@ -45,24 +50,36 @@ class RedisClusterRetryTest {
         }
     }
 
-    @Test
-    void anAcquireResentAfterALostReplyAnswersAcquiredWithTheHoldItTook() {
-        try (LockStore store = new RedisLockStoreProvider()
+    /** @return a store on the proxied cluster whose reads time out after {@code socketTimeout} */
+    private static LockStore store(String socketTimeout) {
+        LockStore store = new RedisLockStoreProvider()
                 .create(
                         "retry",
-                        Map.of(
-                                "nodes", cluster.seed(),
-                                "connect-timeout", "2s",
-                                "socket-timeout", "500ms"))) {
-            // the scripts are loaded first, so the lost reply is that of a script that ran, not a NOSCRIPT error
-            assertTrue(store.tryAcquire("retry:warm-up", "owner-0", HOLDER, TTL).acquired());
+                        Map.of("nodes", cluster.seed(), "connect-timeout", "2s", "socket-timeout", socketTimeout));
+        // the scripts are loaded first, so the lost reply is that of a script that ran, not a NOSCRIPT error
+        assertTrue(store.tryAcquire("retry:warm-up", "owner-0", HOLDER, TTL).acquired());
+        assertTrue(store.extend("retry:warm-up", "owner-0", TTL));
+        assertTrue(store.release("retry:warm-up", "owner-0", Duration.ofMillis(1)));
+        assertTrue(store.tryAcquire("retry:warm-up", "owner-0", HOLDER, TTL).acquired());
+        assertTrue(store.release("retry:warm-up", "owner-0"));
+        assertTrue(store.tryAcquire("retry:warm-up", "owner-0", HOLDER, TTL).acquired());
+        assertTrue(store.forceRelease("retry:warm-up"));
+        return store;
+    }
+
+    @Test
+    void anAcquireResentAfterALostReplyAnswersAcquiredWithTheHoldItTook() {
+        try (LockStore store = store("500ms")) {
             String name = "retry:lost-reply";
+            int lostBefore = cluster.proxy().lostReplies();
             cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
 
             Acquisition outcome = store.tryAcquire(name, "owner-1", HOLDER, TTL);
 
             assertEquals(
-                    1, cluster.proxy().lostReplies(), "the first reply was lost, so the client sent the script again");
+                    lostBefore + 1,
+                    cluster.proxy().lostReplies(),
+                    "the first reply was lost, so the client sent the script again");
             Acquisition.Acquired acquired = assertInstanceOf(
                     Acquisition.Acquired.class,
                     outcome,
@@ -80,6 +97,109 @@ class RedisClusterRetryTest {
                     "and its acquisition time: " + held.acquiredAt() + ", answered " + acquired.acquiredAt());
             assertFalse(store.tryAcquire(name, "owner-2", HOLDER, TTL).acquired(), "others still find it busy");
             assertTrue(store.release(name, "owner-1"), "the caller can release what it was told it holds");
+        }
+    }
+
+    @Test
+    void aReleaseResentAfterALostReplyAnswersReleased() {
+        try (LockStore store = store("500ms")) {
+            String name = "retry:lost-release";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
+            int lostBefore = cluster.proxy().lostReplies();
+            cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
+
+            boolean released = store.release(name, "owner-1");
+
+            assertEquals(
+                    lostBefore + 1,
+                    cluster.proxy().lostReplies(),
+                    "the first reply was lost, so the client sent the script again");
+            assertTrue(released, "the first run freed the lock: the caller's release succeeded, it was not refused");
+            assertTrue(store.inspect(name).isEmpty(), "and the lock is free");
+            assertFalse(store.release(name, "owner-1"), "a later release of the same owner, a new call, is refused");
+            try (Jedis node = new Jedis(RedisServers.HOST, PORT)) {
+                Set<String> receipts = node.keys(RedisKeys.globEscape("exclusive:receipt:{" + name + "}") + "*");
+                assertEquals(1, receipts.size(), "one receipt, of the call that freed the lock: " + receipts);
+                long kept = node.pttl(receipts.iterator().next());
+                assertTrue(
+                        kept > 0 && kept <= 2 * (2_000 + 500),
+                        "kept no longer than the client may resend: twice connect + socket timeout, got " + kept);
+            }
+        }
+    }
+
+    @Test
+    void aReleaseResentAfterAnotherOwnerTookAndFreedTheLockMeanwhileStillAnswersReleased() throws Exception {
+        // 2 s for the read: room for another owner's acquire and release between the lost reply and the resend
+        try (LockStore store = store("2s");
+                LockStore other = store("2s")) {
+            String name = "retry:lost-release-then-another";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
+            int lostBefore = cluster.proxy().lostReplies();
+            cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
+            CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(() -> store.release(name, "owner-1"));
+            RedisServers.awaitTrue(
+                    () -> cluster.proxy().lostReplies() == lostBefore + 1
+                            && other.inspect(name).isEmpty(),
+                    Duration.ofSeconds(2),
+                    "the first release ran and its reply was lost");
+
+            assertTrue(other.tryAcquire(name, "owner-2", HOLDER, TTL).acquired(), "the freed lock is taken again");
+            assertTrue(other.release(name, "owner-2"));
+            assertFalse(released.isDone(), "all this happened while the first caller still waited for its reply");
+
+            assertTrue(released.get(10, TimeUnit.SECONDS), "the first caller's release succeeded all the same");
+        }
+    }
+
+    @Test
+    void aReleaseWithAMinimumHoldResentAfterALostReplyAnswersReleased() {
+        try (LockStore store = store("500ms")) {
+            String name = "retry:lost-release-after";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
+            int lostBefore = cluster.proxy().lostReplies();
+            cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
+
+            boolean released = store.release(name, "owner-1", Duration.ofMillis(1));
+
+            assertEquals(lostBefore + 1, cluster.proxy().lostReplies());
+            assertTrue(released, "the first run freed the lock, past its minimum hold");
+            assertTrue(store.inspect(name).isEmpty());
+        }
+    }
+
+    @Test
+    void aForceReleaseResentAfterALostReplyAnswersReleased() {
+        try (LockStore store = store("500ms")) {
+            String name = "retry:lost-force-release";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
+            int lostBefore = cluster.proxy().lostReplies();
+            cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
+
+            boolean released = store.forceRelease(name);
+
+            assertEquals(lostBefore + 1, cluster.proxy().lostReplies());
+            assertTrue(released, "the first run removed a live lease: the force-release freed a held lock");
+            assertTrue(store.inspect(name).isEmpty());
+        }
+    }
+
+    @Test
+    void anExtendResentAfterALostReplyAnswersExtended() {
+        try (LockStore store = store("500ms")) {
+            String name = "retry:lost-extend";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, Duration.ofSeconds(5))
+                    .acquired());
+            int lostBefore = cluster.proxy().lostReplies();
+            cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
+
+            boolean extended = store.extend(name, "owner-1", TTL);
+
+            assertEquals(lostBefore + 1, cluster.proxy().lostReplies());
+            assertTrue(extended, "renewing one's own lease twice is renewing it: the resend answers extended");
+            assertTrue(
+                    store.inspect(name).orElseThrow().remaining().compareTo(Duration.ofSeconds(20)) > 0,
+                    "to the new ttl");
         }
     }
 }

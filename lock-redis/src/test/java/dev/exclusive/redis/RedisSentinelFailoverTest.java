@@ -1,6 +1,7 @@
 package dev.exclusive.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.LockHolder;
@@ -12,9 +13,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.HostAndPort;
@@ -22,12 +25,20 @@ import redis.clients.jedis.Jedis;
 
 /**
  * A Sentinel failover under load: a master (7560), 2 replicas (7561, 7565) and 3 Sentinels (7562-7564; or from
- * {@code -Dredis.failover.sentinel.port}) on loopback, started by the test. Two replicas, because with {@code min-replicas=1} the promoted master needs one
- * of its own to grant anything. With {@code min-replicas=1}, locks are held and 8 threads in 2 JVMs (this one and
- * a {@link FailoverContenders} process, through {@link TwoJvmFailover}) contend for them and churn other names when the master is killed with
- * SIGKILL. Every call answers within the timeouts (never hangs), the stores of both JVMs follow the promoted
- * replica by themselves, and no lock acquired before the kill goes to a second holder, in either JVM, before its
- * ttl.
+ * {@code -Dredis.failover.sentinel.port}) on loopback, started by the test. Two replicas, because with
+ * {@code min-replicas=1} the promoted master needs one of its own to grant anything. Each test kills the current
+ * master with SIGKILL while 8 threads in 2 JVMs (this one and a {@link FailoverContenders} process, through
+ * {@link TwoJvmFailover}) work on it; the next test finds the killed server back, as a replica of the promoted one.
+ *
+ * <ul>
+ *   <li>With {@code min-replicas=1}, locks are held and the threads contend for them and churn other names. Every
+ *       call answers within the timeouts (never hangs), the stores of both JVMs follow the promoted replica by
+ *       themselves, and no lock acquired before the kill goes to a second holder, in either JVM, before its ttl.
+ *   <li>Without {@code min-replicas}, the threads take fresh names as fast as they can; every call answers within
+ *       the timeouts and the stores follow the promoted replica, and how many of the locks taken before the kill the
+ *       failover lost (granted to a second owner afterwards) is printed, not asserted: asynchronous replication
+ *       cannot promise none.
+ * </ul>
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RedisSentinelFailoverTest {
@@ -36,6 +47,9 @@ class RedisSentinelFailoverTest {
     private static final int MASTER_PORT = Integer.getInteger("redis.failover.sentinel.port", 7560);
 
     private static final List<Integer> REPLICA_PORTS = List.of(MASTER_PORT + 1, MASTER_PORT + 5);
+    /** The master and its replicas; which one is the master changes with each failover. */
+    private static final List<Integer> SERVER_PORTS = List.of(MASTER_PORT, MASTER_PORT + 1, MASTER_PORT + 5);
+
     private static final List<Integer> SENTINEL_PORTS = List.of(MASTER_PORT + 2, MASTER_PORT + 3, MASTER_PORT + 4);
     private static final String MASTER_NAME = "exclusive-failover";
     private static final LockHolder HOLDER = new LockHolder("failover-test", "main", "");
@@ -77,22 +91,44 @@ class RedisSentinelFailoverTest {
         }
     }
 
+    /**
+     * Brings the master a previous test killed back, as a replica of the one Sentinel promoted, and waits until the
+     * master has both its replicas in sync and every Sentinel sees them up.
+     */
+    @BeforeEach
+    void theMasterHasTwoReplicasInSync() throws IOException, InterruptedException {
+        int master = currentMaster();
+        for (int port : SERVER_PORTS) {
+            if (!RedisServers.answers(port)) {
+                RedisServers.start(port, folder, "--replicaof", RedisServers.HOST, Integer.toString(master));
+            }
+        }
+        RedisServers.awaitTrue(
+                () -> isMaster(master)
+                        && SERVER_PORTS.stream()
+                                .filter(port -> port != master)
+                                .allMatch(port -> replicaOf(port, master))
+                        && SENTINEL_PORTS.stream().allMatch(RedisSentinelFailoverTest::sentinelSeesTheReplicasUp),
+                Duration.ofSeconds(30),
+                "master " + master + " with 2 replicas in sync, seen up by every Sentinel");
+    }
+
     @AfterAll
     static void stopEverything() throws IOException, InterruptedException {
         for (int port : SENTINEL_PORTS) {
             RedisServers.stop(port);
         }
-        for (int port : REPLICA_PORTS) {
+        for (int port : SERVER_PORTS) {
             RedisServers.stop(port);
         }
-        RedisServers.stop(MASTER_PORT);
         RedisServers.deleteFolder(folder);
     }
 
     @Test
     void killingTheMasterFailsCallsWithinTheTimeoutsAndNoHeldLockGetsASecondHolderInEitherJvm() throws Exception {
-        FailoverContenders.Setup setup =
-                FailoverContenders.Setup.sentinel(MASTER_NAME, SENTINEL_PORTS, RedisServers.uniquePrefix("failover"));
+        int killed = currentMaster();
+        FailoverContenders.Setup setup = FailoverContenders.Setup.sentinel(
+                MASTER_NAME, SENTINEL_PORTS, RedisServers.uniquePrefix("failover"), FailoverContenders.Load.SAFE);
         try (RedisLockStore store = setup.target().store("failover-holder", 1)) {
             List<Long> fences = new ArrayList<>();
             for (String name : setup.held()) {
@@ -101,15 +137,14 @@ class RedisSentinelFailoverTest {
                         .fence());
             }
             try (TwoJvmFailover jvms = TwoJvmFailover.start(setup, folder)) {
-                long recoveredMillis = jvms.killAndAwaitRecovery(MASTER_PORT);
+                long recoveredMillis = jvms.killAndAwaitRecovery(killed);
                 List<FailoverContenders.Figures> figures = jvms.stop();
                 System.out.printf(
                         "Sentinel failover, 2 JVMs x %d threads: both worked again %d ms after SIGKILL; %s%n",
                         FailoverContenders.THREADS_PER_JVM, recoveredMillis, figures);
 
                 TwoJvmFailover.assertEveryCallAnsweredInTimeAndNoHeldLockWentToAnother(figures, recoveredMillis);
-                assertTrue(
-                        REPLICA_PORTS.stream().anyMatch(RedisSentinelFailoverTest::isMaster), "a replica was promoted");
+                assertPromotedInPlaceOf(killed);
                 for (int i = 0; i < FailoverContenders.HELD; i++) {
                     LockEntry entry = store.inspect(setup.held().get(i)).orElseThrow();
                     assertEquals(
@@ -119,6 +154,83 @@ class RedisSentinelFailoverTest {
                     assertEquals(fences.get(i), entry.fence());
                 }
             }
+        }
+    }
+
+    /**
+     * Without {@code min-replicas}, what a failover loses is reported, not asserted: 8 threads in 2 JVMs take fresh
+     * names as fast as they can, and after the failover each JVM offers every lock it acquired before the kill to a
+     * second owner: still held by its first, or lost (and then granted at once, with a greater fence).
+     */
+    @Test
+    void withoutMinReplicasAFailoverMayLoseTheLastAcquisitionsWhichIsReported() throws Exception {
+        int killed = currentMaster();
+        FailoverContenders.Setup setup = FailoverContenders.Setup.sentinel(
+                MASTER_NAME, SENTINEL_PORTS, RedisServers.uniquePrefix("sentinel-grab"), FailoverContenders.Load.GRAB);
+        try (TwoJvmFailover jvms = TwoJvmFailover.start(setup, folder)) {
+            long recoveredMillis = jvms.killAndAwaitRecovery(killed);
+            List<FailoverContenders.Figures> figures = jvms.stop();
+            System.out.printf(
+                    "Sentinel failover without min-replicas, 2 JVMs x %d threads: acquisitions again in both %d ms"
+                            + " after the kill of master %d; %s%n",
+                    FailoverContenders.THREADS_PER_JVM,
+                    recoveredMillis,
+                    killed,
+                    figures.stream().map(FailoverContenders.Figures::losses).toList());
+            for (FailoverContenders.Figures jvm : figures) {
+                assertEquals(
+                        0,
+                        jvm.unexpected(),
+                        jvm.jvm() + ": only acquired, busy or unavailable, and a lost lock granted again with a"
+                                + " greater fence; " + jvm.firstProblems());
+                assertTrue(
+                        jvm.slowest() <= TwoJvmFailover.SLOWEST_CALL_BOUND_MILLIS,
+                        jvm.jvm() + ": the slowest call took " + jvm.slowest() + " ms; bound "
+                                + TwoJvmFailover.SLOWEST_CALL_BOUND_MILLIS + " ms");
+                assertTrue(jvm.takenBeforeKill() > 0, jvm.jvm() + " took locks before the kill");
+            }
+            assertPromotedInPlaceOf(killed);
+        }
+    }
+
+    /** Asserts that Sentinel promoted one of the killed master's replicas, and that the promoted one says so. */
+    private static void assertPromotedInPlaceOf(int killed) {
+        int promoted = currentMaster();
+        assertNotEquals(killed, promoted, "Sentinel names another master");
+        assertTrue(SERVER_PORTS.contains(promoted), "one of the replicas was promoted: " + promoted);
+        assertTrue(isMaster(promoted), promoted + " answers as master");
+    }
+
+    /** @return the port of the master, as the first Sentinel that answers names it */
+    private static int currentMaster() {
+        for (int port : SENTINEL_PORTS) {
+            try (Jedis sentinel = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
+                return Integer.parseInt(
+                        sentinel.sentinelGetMasterAddrByName(MASTER_NAME).get(1));
+            } catch (RuntimeException e) {
+                // that Sentinel is down: ask the next
+            }
+        }
+        throw new AssertionError("no Sentinel answers on " + SENTINEL_PORTS);
+    }
+
+    private static boolean replicaOf(int port, int master) {
+        try (Jedis replica = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
+            String replication = replica.info("replication");
+            return replication.contains("master_port:" + master) && replication.contains("master_link_status:up");
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean sentinelSeesTheReplicasUp(int port) {
+        try (Jedis sentinel = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
+            List<Map<String, String>> replicas = sentinel.sentinelReplicas(MASTER_NAME);
+            return replicas.size() == REPLICA_PORTS.size()
+                    && replicas.stream()
+                            .allMatch(replica -> replica.get("flags").equals("slave"));
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 

@@ -24,10 +24,11 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * ports 7100-7199 ({@code --save "" --appendonly no}, in a temporary folder) and stops: a Cluster on 7101-7103,
  * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140, a
  * master and its replica on 7150-7151; on 7400-7499 the sharded-release Cluster on 7401-7403, the failover
- * Cluster on 7411-7416 and a one-node Cluster behind a proxy on 7421; and on 7500-7599 the servers of the scale
+ * Cluster on 7411-7416, a one-node Cluster behind a proxy on 7421 and a Cluster without sharded pub/sub on
+ * 7431-7433; and on 7500-7599 the servers of the scale
  * and failover tests: a Redis on 7500, a Cluster on 7501-7503, a master, 2 replicas and 3 Sentinels on 7560-7565.
- * {@code -Dredis.cluster.port}, {@code -Dredis.sentinel.port}, {@code -Dredis.failover.cluster.port} and
- * {@code -Dredis.failover.sentinel.port} move the first port of their test's servers, for parallel builds on one host.
+ * {@code -Dredis.cluster.port}, {@code -Dredis.sentinel.port}, {@code -Dredis.failover.cluster.port},
+ * {@code -Dredis.failover.sentinel.port} and {@code -Dredis.fallback.cluster.port} move the first port of their test's servers, for parallel builds on one host.
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */

@@ -4,6 +4,7 @@ import dev.exclusive.spi.LockStore;
 import dev.exclusive.spi.Secrets;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Vetoed;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,7 +17,14 @@ import org.eclipse.microprofile.health.Readiness;
  * One MicroProfile Health readiness check per store, named {@code exclusive-store-<name>}: UP when
  * {@link LockStore#ping()} answers, DOWN with the reason when it does not. Registered only when the Health API is
  * present, which is why only this class refers to it.
+ *
+ * <p>Why the class carries {@code @Readiness} although it is no bean ({@code @Vetoed}): Payara turns MicroProfile
+ * Health on for a deployment only when its scan finds a health annotation on a class of the deployment, and the
+ * checks added here are synthetic beans, which no scan sees. Without it, an application on Payara whose only checks
+ * are these showed none ({@code {"status":"UP","checks":[]}}); other servers ignore the annotation here.
  */
+@Readiness
+@Vetoed
 final class StoreHealthChecks {
 
     private StoreHealthChecks() {}
