@@ -2,6 +2,9 @@ package dev.exclusive.admin;
 
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
+import dev.exclusive.LockStatistics.ActivityPoint;
+import dev.exclusive.LockStatistics.GroupContention;
 import dev.exclusive.admin.internal.ConsoleAccess;
 import dev.exclusive.admin.internal.ConsoleCaller;
 import dev.exclusive.admin.internal.ConsoleSettings;
@@ -10,15 +13,18 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.lang.System.Logger.Level;
 import java.security.Principal;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * What the console shows and does, over a {@link LockRegistry}: reads the live locks of every configured store,
@@ -52,6 +58,17 @@ import java.util.function.LongSupplier;
  * store. Each store's trail is shared by every console like a listing: read at most once per refresh interval, again
  * after a lock change in this JVM or a force-release here.
  *
+ * <h2>At a glance, and the charts</h2>
+ * {@link #tiles()} gives one {@link StoreTile} per configured store: whether it could be listed (and why not), its
+ * live locks (from the shared listing of all its locks), and this server's acquisitions, busy answers and p99 wait
+ * over the last minute ({@link LockStatistics#lastMinute(String)}). {@link #activity()} gives the charts' data: the
+ * last {@value #ACTIVITY_MINUTES} minutes of {@link LockStatistics#perSecond(Duration)} averaged into
+ * {@link #ACTIVITY_BUCKET} buckets, and the {@value #TOP_CONTENDED} most contended lock groups
+ * ({@link LockStatistics#mostContended(int, Duration)}). The statistics are this server's only: each server
+ * counts the calls of its own handles. Both are computed at most once per refresh interval for every console of
+ * this server, like a listing (the tiles again after a lock change here); every console in that interval gets the
+ * same instance. {@link #waitingOn(LockInfo)} asks the statistics directly: a map lookup, for an open lock detail.
+ *
  * <h2>Failures</h2>
  * A store that cannot be listed (unreachable, or failing in any other way) becomes a {@link StoreProblem} in the
  * snapshot; the other stores are listed as usual.
@@ -72,6 +89,7 @@ public class LockConsoleService {
     private static final System.Logger LOG = System.getLogger(LockConsoleService.class.getName());
 
     private final LockRegistry registry;
+    private final LockStatistics statistics;
     private final int scanLimit;
     private final String role;
     private final ConsoleCaller caller;
@@ -80,13 +98,27 @@ public class LockConsoleService {
     private final LongSupplier nanoTime;
     private final Map<ScanKey, SharedScan> scans = new ConcurrentHashMap<>();
     private final Map<String, SharedHistory> histories = new ConcurrentHashMap<>();
+    private final Shared<List<StoreTile>> tiles;
+    private final Shared<ConsoleActivity> activity;
 
     /** How many records of each store's audit trail {@link #history()} reads. */
     public static final int HISTORY_LIMIT = 50;
 
+    /** How far back {@link #activity()} reaches, in minutes. */
+    public static final int ACTIVITY_MINUTES = 15;
+
+    /** How long each bucket of {@link #activity()} is: the charts' resolution. */
+    public static final Duration ACTIVITY_BUCKET = Duration.ofSeconds(5);
+
+    /** How many lock groups {@link #activity()} lists as the most contended. */
+    public static final int TOP_CONTENDED = 10;
+
     /** For the container's client proxy. */
     protected LockConsoleService() {
         this.registry = null;
+        this.statistics = null;
+        this.tiles = null;
+        this.activity = null;
         this.scanLimit = 0;
         this.role = null;
         this.caller = null;
@@ -99,16 +131,23 @@ public class LockConsoleService {
      * The container's constructor: listings are shared until the refresh interval passes or {@code updates}
      * delivers a lock change made in this JVM.
      *
-     * @param registry the registry whose stores the console lists (lock-cdi's default {@code LockRegistry})
-     * @param settings the console's settings: the refresh interval, the scan limit and the role a force-release needs
-     * @param caller   who calls, as the container knows them
-     * @param updates  the lock changes made in this JVM, which make the shared listings stale
+     * @param registry   the registry whose stores the console lists (lock-cdi's default {@code LockRegistry})
+     * @param statistics this server's lock statistics (lock-cdi's), for the tiles, the charts and the waiters
+     * @param settings   the console's settings: the refresh interval, the scan limit and the role a force-release
+     *                   needs
+     * @param caller     who calls, as the container knows them
+     * @param updates    the lock changes made in this JVM, which make the shared listings stale
      */
     @Inject
     public LockConsoleService(
-            LockRegistry registry, ConsoleSettings settings, ConsoleCaller caller, ConsoleUpdates updates) {
+            LockRegistry registry,
+            LockStatistics statistics,
+            ConsoleSettings settings,
+            ConsoleCaller caller,
+            ConsoleUpdates updates) {
         this(
                 registry,
+                statistics,
                 settings,
                 caller,
                 Objects.requireNonNull(updates, "updates")::changesDelivered,
@@ -118,12 +157,16 @@ public class LockConsoleService {
     /**
      * Without lock-change updates (Java SE, tests): listings are shared for one refresh interval.
      *
-     * @param registry the registry whose stores the console lists
-     * @param settings the console's settings: the refresh interval, the scan limit and the role a force-release needs
-     * @param caller   who calls
+     * @param registry   the registry whose stores the console lists
+     * @param statistics the statistics the registry reports to (a listener of it), for the tiles, the charts and the
+     *                   waiters
+     * @param settings   the console's settings: the refresh interval, the scan limit and the role a force-release
+     *                   needs
+     * @param caller     who calls
      */
-    public LockConsoleService(LockRegistry registry, ConsoleSettings settings, ConsoleCaller caller) {
-        this(registry, settings, caller, () -> 0L, System::nanoTime);
+    public LockConsoleService(
+            LockRegistry registry, LockStatistics statistics, ConsoleSettings settings, ConsoleCaller caller) {
+        this(registry, statistics, settings, caller, () -> 0L, System::nanoTime);
     }
 
     /**
@@ -132,6 +175,7 @@ public class LockConsoleService {
      */
     LockConsoleService(
             LockRegistry registry,
+            LockStatistics statistics,
             ConsoleSettings settings,
             ConsoleCaller caller,
             LongSupplier changes,
@@ -146,6 +190,9 @@ public class LockConsoleService {
         this.refreshNanos = settings.refresh().toNanos();
         this.changes = Objects.requireNonNull(changes, "changes");
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+        this.statistics = Objects.requireNonNull(statistics, "statistics");
+        this.tiles = new Shared<>(this::readTiles, true);
+        this.activity = new Shared<>(this::readActivity, false);
     }
 
     /** @return the names of the configured stores, sorted */
@@ -206,6 +253,148 @@ public class LockConsoleService {
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "Store ''{0}'' could not be listed", key.store(), e);
             return new SharedScan.Listing(List.of(), new StoreProblem(key.store(), describe(e)), readAt);
+        }
+    }
+
+    /**
+     * One tile per configured store, sorted by name: whether it could be listed, its live locks, and this server's
+     * activity on it over the last minute. Computed at most once per refresh interval (and again after a lock change
+     * here) for every console of this server; the listings it counts are the shared ones of {@link #read}.
+     *
+     * @return the tiles
+     */
+    public List<StoreTile> tiles() {
+        return tiles.get(nanoTime.getAsLong());
+    }
+
+    private List<StoreTile> readTiles() {
+        List<StoreTile> read = new ArrayList<>();
+        for (String store : registry.storeNames()) {
+            // the listing of all its locks, as read(LockFilter.all()) shares it with the consoles' grids
+            long now = nanoTime.getAsLong();
+            SharedScan.Listing listing = scans.computeIfAbsent(
+                            new ScanKey(store, LockFilter.all().storePrefix()), key -> new SharedScan(key, now))
+                    .listing(now);
+            read.add(new StoreTile(
+                    store,
+                    Optional.ofNullable(listing.problem()).map(StoreProblem::message),
+                    listing.locks().size(),
+                    listing.locks().size() >= scanLimit,
+                    statistics.lastMinute(store)));
+        }
+        return List.copyOf(read);
+    }
+
+    /**
+     * This server's activity over the last {@value #ACTIVITY_MINUTES} minutes, for the charts: calls per second
+     * averaged per {@link #ACTIVITY_BUCKET}, complete buckets only (so a chart changes once per bucket), and the
+     * {@value #TOP_CONTENDED} most contended lock groups. Computed at most once per refresh interval for every console
+     * of this server.
+     *
+     * @return the activity
+     */
+    public ConsoleActivity activity() {
+        return activity.get(nanoTime.getAsLong());
+    }
+
+    private ConsoleActivity readActivity() {
+        Duration window = Duration.ofMinutes(ACTIVITY_MINUTES);
+        List<GroupContention> contended = statistics.mostContended(TOP_CONTENDED, window).stream()
+                .filter(group -> group.contended() > 0)
+                .toList();
+        return activity(statistics.perSecond(window), contended, ACTIVITY_BUCKET);
+    }
+
+    /**
+     * Averages one point per second into buckets of {@code bucket}, aligned on the epoch (so that every console and
+     * every refresh cuts them the same way). The last point is the current, incomplete second: only buckets whose
+     * every second lies before it and inside the points are kept.
+     *
+     * @param perSecond     one point per second, oldest first, the current second last
+     * @param mostContended the most contended groups
+     * @param bucket        the bucket length, whole seconds
+     * @return the buckets and groups, over the window the points cover
+     */
+    static ConsoleActivity activity(
+            List<ActivityPoint> perSecond, List<GroupContention> mostContended, Duration bucket) {
+        long width = bucket.getSeconds();
+        if (width < 1 || bucket.getNano() != 0) {
+            throw new IllegalArgumentException("A bucket must be a whole number of seconds, got " + bucket);
+        }
+        if (perSecond.isEmpty()) {
+            Instant now = Instant.now();
+            return new ConsoleActivity(now.minus(bucket), now, bucket, List.of(), mostContended);
+        }
+        long current = perSecond.get(perSecond.size() - 1).second().getEpochSecond();
+        long first = perSecond.get(0).second().getEpochSecond();
+        long end = Math.floorDiv(current, width) * width;
+        long start = Math.floorDiv(first + width - 1, width) * width;
+        int buckets = (int) Math.max(0, (end - start) / width);
+        long[][] sums = new long[buckets][3];
+        for (ActivityPoint point : perSecond) {
+            long second = point.second().getEpochSecond();
+            if (second < start || second >= end) {
+                continue;
+            }
+            long[] sum = sums[(int) ((second - start) / width)];
+            sum[0] += point.acquisitions();
+            sum[1] += point.busy();
+            sum[2] += point.waits();
+        }
+        List<ConsoleActivity.Bucket> averaged = new ArrayList<>(buckets);
+        for (int i = 0; i < buckets; i++) {
+            averaged.add(new ConsoleActivity.Bucket(
+                    Instant.ofEpochSecond(start + (i + 1) * width),
+                    (double) sums[i][0] / width,
+                    (double) sums[i][1] / width,
+                    (double) sums[i][2] / width));
+        }
+        Instant to = Instant.ofEpochSecond(end);
+        Instant from = Instant.ofEpochSecond(Math.min(start, end - width));
+        return new ConsoleActivity(from, to, bucket, averaged, mostContended);
+    }
+
+    /**
+     * The callers of this server waiting for a lock now, for its detail: a lookup in this server's statistics, not
+     * shared (it is cheap, and only an open detail asks).
+     *
+     * @param lock a lock from {@link #read}
+     * @return how many wait and the longest wait so far; empty when no caller of this server waits for it
+     */
+    public Optional<LockStatistics.Waiting> waitingOn(LockInfo lock) {
+        return statistics.waitingOn(lock.store(), lock.name());
+    }
+
+    /**
+     * A value every console of this server shares: computed by the first caller that finds it older than the refresh
+     * interval (or, if {@code followsChanges}, older than the last lock change in this JVM); the others wait for that
+     * computation instead of starting their own.
+     */
+    private final class Shared<T> {
+
+        private final Supplier<T> compute;
+        private final boolean followsChanges;
+        private T value;
+        private long readNanos;
+        private long readAfterChanges;
+
+        Shared(Supplier<T> compute, boolean followsChanges) {
+            this.compute = compute;
+            this.followsChanges = followsChanges;
+        }
+
+        synchronized T get(long now) {
+            long seenChanges = followsChanges ? changes.getAsLong() : 0;
+            if (value == null || now - readNanos >= refreshNanos || seenChanges != readAfterChanges) {
+                value = compute.get();
+                readNanos = now;
+                readAfterChanges = seenChanges;
+            }
+            return value;
+        }
+
+        synchronized void invalidate() {
+            value = null;
         }
     }
 
@@ -347,6 +536,7 @@ public class LockConsoleService {
         // this operator's next refresh, and everyone else's, must not show the freed lock, and must show the record
         scans.keySet().removeIf(key -> key.store().equals(lock.store()));
         histories.remove(lock.store());
+        tiles.invalidate();
         ForceReleaseOutcome outcome = released ? ForceReleaseOutcome.RELEASED : ForceReleaseOutcome.ALREADY_RELEASED;
         LOG.log(
                 Level.INFO,

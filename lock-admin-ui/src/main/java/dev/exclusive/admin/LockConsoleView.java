@@ -63,8 +63,15 @@ import java.util.stream.Stream;
  * the caller the container knows at that moment; the view shows its refusal (a login that lapsed while the console
  * stayed open gets a prompt to sign in again).
  *
- * <p>Live: the grid re-reads the stores every {@code exclusive.console.refresh-millis} (changes other servers made,
- * and the remaining time counting down), and at once, through server push, when a lock changes in this JVM.
+ * <p>From top to bottom: a tile per store ({@link StoreTiles}: reachable or not, live locks, this server's
+ * acquisitions/s, busy/s and p99 wait over the last minute), the filters and the grid of live locks, this server's
+ * charts of the last 15 minutes and its most contended lock templates ({@link ActivityPanel}), and the stores'
+ * history ({@link HistoryPanel}). Clicking a row opens its {@link LockDetail}, with the callers of this server that
+ * wait for it.
+ *
+ * <p>Live: the view refreshes every {@code exclusive.console.refresh-millis} (changes other servers made, the
+ * remaining time counting down, the statistics), and at once, through server push, when a lock changes in this JVM.
+ * Every refresh asks the service, which shares what it reads among all consoles of this server.
  *
  * @serial exclude
  */
@@ -84,6 +91,8 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
     private final Div banners = new Div();
     private final Grid<LockInfo> grid = new Grid<>();
     private final HistoryPanel history = new HistoryPanel();
+    private final StoreTiles tiles = new StoreTiles();
+    private final ActivityPanel activity = new ActivityPanel();
     private final List<Registration> liveRegistrations = new ArrayList<>();
     private final List<Component> consoleParts = new ArrayList<>();
     private final ChangedRows changedRows = new ChangedRows();
@@ -93,6 +102,7 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
     private ZoneId zone = ZoneId.systemDefault();
     private LockSnapshot snapshot = LockSnapshot.empty();
     private List<String> shownBanners = List.of();
+    private LockDetail openDetail;
 
     /**
      * @param service  the console's service: listing and force-release
@@ -104,7 +114,8 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         this.service = service;
         this.settings = settings;
         this.updates = updates;
-        setSizeFull();
+        // the page scrolls: the tiles, the grid, the charts and the history one below the other
+        setWidthFull();
         addClassName("exclusive-console");
     }
 
@@ -159,7 +170,6 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
             buildConsole();
         }
         consoleParts.forEach(this::add);
-        setFlexGrow(1, grid);
         refresh();
     }
 
@@ -197,12 +207,14 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
                 + " " + ChangedRows.HIGHLIGHT.toMillis() + "ms ease-out; } @keyframes " + CHANGED_PART
                 + " { from { background-color: var(--lumo-primary-color-50pct); }"
                 + " to { background-color: var(--lumo-base-color); } }</style>");
-        consoleParts.addAll(List.of(heading, scope, filters, banners, grid, history, changedStyle));
+        consoleParts.addAll(List.of(heading, scope, tiles, filters, banners, grid, activity, history, changedStyle));
     }
 
     private void configureGrid() {
         grid.setId("exclusive-console-grid");
-        grid.setSizeFull();
+        grid.setWidthFull();
+        // the first screen: the tiles and filters above, the grid down to the window's bottom, never under 320 px
+        grid.setHeight("max(320px, calc(100vh - 390px))");
         grid.addThemeVariants(GridVariant.LUMO_ROW_STRIPES, GridVariant.LUMO_COMPACT);
         // the body in the header's font size: the columns then fit 1024 px and read as one table
         grid.getStyle()
@@ -296,7 +308,14 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
      * @return the detail, open
      */
     LockDetail openDetail(LockInfo lock) {
-        LockDetail detail = new LockDetail(lock, zone, service.mayForceRelease() ? this::confirmForceRelease : null);
+        LockDetail detail = new LockDetail(
+                lock, zone, service.waitingOn(lock), service.mayForceRelease() ? this::confirmForceRelease : null);
+        detail.addOpenedChangeListener(change -> {
+            if (!change.isOpened() && openDetail == detail) {
+                openDetail = null;
+            }
+        });
+        openDetail = detail;
         detail.open();
         return detail;
     }
@@ -374,6 +393,16 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         return grid;
     }
 
+    /** @return the store tiles, for tests */
+    StoreTiles tiles() {
+        return tiles;
+    }
+
+    /** @return the charts, for tests */
+    ActivityPanel activity() {
+        return activity;
+    }
+
     /** @return the history panel, for tests */
     HistoryPanel history() {
         return history;
@@ -391,7 +420,12 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         grid.setEmptyStateText(
                 filter.equals(LockFilter.all()) ? "No lock is held right now." : "No lock matches the filter.");
         grid.getDataProvider().refreshAll();
+        tiles.show(service.tiles());
+        activity.show(service.activity(), zone);
         history.show(service.history(), zone);
+        if (openDetail != null) {
+            openDetail.showWaiting(service.waitingOn(openDetail.lock()));
+        }
     }
 
     private void confirmForceRelease(LockInfo lock) {

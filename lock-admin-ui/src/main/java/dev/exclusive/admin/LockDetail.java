@@ -6,6 +6,7 @@ import com.vaadin.flow.component.dialog.Dialog;
 import com.vaadin.flow.component.html.Div;
 import com.vaadin.flow.component.html.Span;
 import dev.exclusive.LockInfo;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.admin.internal.ConsoleFormat;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,26 +15,35 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
  * One lock in full, opened by clicking its row: everything the grid shortens (the holder's instance, thread and
- * {@code bean#method}, the fence, the full name) and the force-release button for a user who may use it.
+ * {@code bean#method}, the fence, the full name), whether callers of this server wait for it, and the force-release
+ * button for a user who may use it. The view updates the waiters at each refresh while the detail is open.
  *
  * <p>Every value is set as text, never as HTML: a name with {@code <}, {@code &} or quotes shows as typed.
  */
 final class LockDetail extends Dialog {
 
+    /** The label of the line that says who of this server waits for the lock. */
+    static final String WAITED_ON = "Waited on";
+
+    private final LockInfo lock;
     private final Map<String, String> fields = new LinkedHashMap<>();
     private final List<Button> buttons = new ArrayList<>();
+    private Span waitedOn;
 
     /**
      * @param lock         the lock as the console listed it
      * @param zone         the viewer's time zone
+     * @param waiting      the callers of this server waiting for the lock now; empty when none
      * @param forceRelease the console's force-release, with its confirmation; {@code null} for a user who may not
      *                     force-release, who sees no button
      */
-    LockDetail(LockInfo lock, ZoneId zone, Consumer<LockInfo> forceRelease) {
+    LockDetail(LockInfo lock, ZoneId zone, Optional<LockStatistics.Waiting> waiting, Consumer<LockInfo> forceRelease) {
+        this.lock = lock;
         setId("exclusive-lock-detail");
         setHeaderTitle("Lock " + lock.name());
         // the store's own clock when it answered: acquired and expires read against the same moment
@@ -52,6 +62,7 @@ final class LockDetail extends Dialog {
                 "Expires at",
                 ConsoleFormat.instant(lock.expiresAt(), zone) + " (in " + ConsoleFormat.remaining(lock.remaining())
                         + " when listed)");
+        fields.put(WAITED_ON, waitedOn(waiting));
         fields.put("Owner id", lock.owner());
 
         Div table = new Div();
@@ -69,6 +80,9 @@ final class LockDetail extends Dialog {
             // long names and purposes wrap instead of widening the dialog beyond the window
             text.getStyle().set("overflow-wrap", "anywhere").set("font-family", "var(--lumo-font-family)");
             table.add(key, text);
+            if (label.equals(WAITED_ON)) {
+                waitedOn = text;
+            }
         });
         add(table);
 
@@ -85,6 +99,31 @@ final class LockDetail extends Dialog {
         }
         buttons.add(close);
         buttons.forEach(getFooter()::add);
+    }
+
+    /**
+     * Shows who of this server waits for the lock now.
+     *
+     * @param waiting the callers of this server waiting for it; empty when none
+     */
+    void showWaiting(Optional<LockStatistics.Waiting> waiting) {
+        String text = waitedOn(waiting);
+        fields.put(WAITED_ON, text);
+        waitedOn.setText(text);
+    }
+
+    /** @return the lock shown */
+    LockInfo lock() {
+        return lock;
+    }
+
+    static String waitedOn(Optional<LockStatistics.Waiting> waiting) {
+        return waiting.map(w -> w.callers() == 1
+                        ? "1 caller of this server is waiting for it, for " + ConsoleFormat.elapsed(w.longest())
+                                + " so far"
+                        : w.callers() + " callers of this server are waiting for it, the longest for "
+                                + ConsoleFormat.elapsed(w.longest()) + " so far")
+                .orElse("no caller of this server is waiting");
     }
 
     private static String orNone(String part) {

@@ -6,6 +6,7 @@ import dev.exclusive.AuditRecord;
 import dev.exclusive.Lock;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.admin.internal.ConsoleAccess;
 import dev.exclusive.admin.internal.ConsoleSettings;
 import dev.exclusive.admin.internal.ConsoleUpdates;
@@ -46,7 +47,12 @@ class HistoryPanelTest {
                 .instanceName("node-1")
                 .build();
         service = new LockConsoleService(
-                registry, ConsoleSettings.DEFAULTS, TestCaller.user("alice", "exclusive-admin"), () -> 0L, clock::get);
+                registry,
+                new LockStatistics(),
+                ConsoleSettings.DEFAULTS,
+                TestCaller.user("alice", "exclusive-admin"),
+                () -> 0L,
+                clock::get);
     }
 
     @AfterEach

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.exclusive.Lock;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.admin.internal.ConsoleSettings;
 import dev.exclusive.file.FileLockStore;
 import dev.exclusive.memory.MemoryLockStore;
@@ -32,6 +33,7 @@ class LockConsoleServiceTest {
     private Path lockFolder;
     private LockRegistry registry;
     private LockConsoleService service;
+    private final LockStatistics statistics = new LockStatistics();
 
     @BeforeEach
     void startStores() throws IOException {
@@ -40,8 +42,9 @@ class LockConsoleServiceTest {
                 .store("local", new MemoryLockStore())
                 .store("files", new FileLockStore(lockFolder), "app:")
                 .instanceName("node-1")
+                .listener(statistics)
                 .build();
-        service = new LockConsoleService(registry, ConsoleSettings.DEFAULTS, ADMIN);
+        service = new LockConsoleService(registry, statistics, ConsoleSettings.DEFAULTS, ADMIN);
     }
 
     private static final TestCaller ADMIN = TestCaller.user("admin", "exclusive-admin");
@@ -178,7 +181,7 @@ class LockConsoleServiceTest {
 
     @Test
     void aStoreHoldingMoreThanTheScanLimitIsReportedAsTruncated() {
-        LockConsoleService limited = new LockConsoleService(registry, scanLimit(5), ADMIN);
+        LockConsoleService limited = new LockConsoleService(registry, statistics, scanLimit(5), ADMIN);
         for (int i = 0; i < 7; i++) {
             take("local", "job:" + i, Duration.ofMinutes(1));
         }
@@ -200,7 +203,7 @@ class LockConsoleServiceTest {
                         .isTrue();
             }
             LockSnapshot snapshot =
-                    new LockConsoleService(counted, ConsoleSettings.DEFAULTS, ADMIN).read(LockFilter.all());
+                    new LockConsoleService(counted, statistics, ConsoleSettings.DEFAULTS, ADMIN).read(LockFilter.all());
 
             snapshot.page(LockSort.DEFAULT, 0, 10);
             snapshot.page(LockSort.DEFAULT, 10, 10);
@@ -230,8 +233,8 @@ class LockConsoleServiceTest {
     @Test
     void aUserWithoutTheRoleCannotForceReleaseAndTheLockStaysHeld() {
         Lock held = take("local", "stuck", Duration.ofMinutes(5));
-        LockConsoleService asOperator =
-                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.user("operator", "viewer"));
+        LockConsoleService asOperator = new LockConsoleService(
+                registry, statistics, ConsoleSettings.DEFAULTS, TestCaller.user("operator", "viewer"));
 
         assertThatThrownBy(() -> asOperator.forceRelease(listed("stuck")))
                 .isInstanceOfSatisfying(ForceReleaseRefusedException.class, refused -> {
@@ -249,7 +252,7 @@ class LockConsoleServiceTest {
     void withNobodySignedInNothingIsForceReleased() {
         Lock held = take("files", "stuck", Duration.ofMinutes(5));
         LockConsoleService withoutCaller =
-                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.nobody());
+                new LockConsoleService(registry, statistics, ConsoleSettings.DEFAULTS, TestCaller.nobody());
 
         assertThatThrownBy(() -> withoutCaller.forceRelease(listed("stuck")))
                 .isInstanceOfSatisfying(ForceReleaseRefusedException.class, refused -> {
@@ -266,10 +269,10 @@ class LockConsoleServiceTest {
     void theConfiguredRoleIsTheOneAForceReleaseNeeds() {
         take("local", "a", Duration.ofMinutes(5));
         take("local", "b", Duration.ofMinutes(5));
-        LockConsoleService adminOnly =
-                new LockConsoleService(registry, role("lock-ops"), TestCaller.user("admin", "exclusive-admin"));
+        LockConsoleService adminOnly = new LockConsoleService(
+                registry, statistics, role("lock-ops"), TestCaller.user("admin", "exclusive-admin"));
         LockConsoleService lockOps =
-                new LockConsoleService(registry, role("lock-ops"), TestCaller.user("ops", "lock-ops"));
+                new LockConsoleService(registry, statistics, role("lock-ops"), TestCaller.user("ops", "lock-ops"));
 
         assertThatThrownBy(() -> adminOnly.forceRelease(listed("a")))
                 .isInstanceOf(ForceReleaseRefusedException.class)
@@ -284,9 +287,9 @@ class LockConsoleServiceTest {
         take("local", "imports:users", Duration.ofMinutes(5));
         LockInfo listed = listed("imports:users");
         LockConsoleService asOperator =
-                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.user("operator"));
+                new LockConsoleService(registry, statistics, ConsoleSettings.DEFAULTS, TestCaller.user("operator"));
         LockConsoleService withoutCaller =
-                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, TestCaller.nobody());
+                new LockConsoleService(registry, statistics, ConsoleSettings.DEFAULTS, TestCaller.nobody());
 
         try (CapturedLog log = CapturedLog.of(LockConsoleService.class)) {
             assertThatThrownBy(() -> asOperator.forceRelease(listed)).isInstanceOf(ForceReleaseRefusedException.class);
@@ -324,7 +327,7 @@ class LockConsoleServiceTest {
         assertThatThrownBy(() -> snapshot.page(LockSort.DEFAULT, -1, 10))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("offset -1");
-        assertThatThrownBy(() -> new LockConsoleService(registry, scanLimit(0), ADMIN))
+        assertThatThrownBy(() -> new LockConsoleService(registry, statistics, scanLimit(0), ADMIN))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("scanLimit");
     }

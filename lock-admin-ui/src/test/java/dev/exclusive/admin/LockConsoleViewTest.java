@@ -14,6 +14,7 @@ import com.vaadin.flow.data.provider.SortDirection;
 import com.vaadin.flow.server.VaadinSession;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.admin.internal.ConsoleAccess;
 import dev.exclusive.admin.internal.ConsoleSettings;
 import dev.exclusive.admin.internal.ConsoleUpdates;
@@ -61,7 +62,8 @@ class LockConsoleViewTest {
 
     private LockConsoleView viewFor(TestCaller caller) {
         return new LockConsoleView(
-                new LockConsoleService(registry, ConsoleSettings.DEFAULTS, caller, () -> 0L, clock::get),
+                new LockConsoleService(
+                        registry, new LockStatistics(), ConsoleSettings.DEFAULTS, caller, () -> 0L, clock::get),
                 ConsoleSettings.DEFAULTS,
                 new ConsoleUpdates(Executors.defaultThreadFactory()));
     }

@@ -3,6 +3,7 @@ package dev.exclusive.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.admin.internal.ConsoleSettings;
 import dev.exclusive.file.FileLockStore;
 import dev.exclusive.memory.MemoryLockStore;
@@ -60,6 +61,7 @@ class SharedSnapshotTest {
         }
         service = new LockConsoleService(
                 registry,
+                new LockStatistics(),
                 ConsoleSettings.DEFAULTS,
                 TestCaller.user("admin", "exclusive-admin"),
                 changes::get,
@@ -156,7 +158,12 @@ class SharedSnapshotTest {
         Files.delete(lockFolder);
         registry = LockRegistry.builder().store("down", first).build();
         service = new LockConsoleService(
-                registry, ConsoleSettings.DEFAULTS, TestCaller.nobody(), changes::get, clock::get);
+                registry,
+                new LockStatistics(),
+                ConsoleSettings.DEFAULTS,
+                TestCaller.nobody(),
+                changes::get,
+                clock::get);
 
         for (int console = 0; console < CONSOLES; console++) {
             assertThat(service.read(LockFilter.all()).problems()).hasSize(1);

@@ -2,6 +2,7 @@ package dev.exclusive.bench.admin;
 
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.admin.LockColumn;
 import dev.exclusive.admin.LockConsoleService;
 import dev.exclusive.admin.LockFilter;
@@ -67,6 +68,7 @@ public class ConsoleFirstPageBenchmark {
         ConsoleSettings defaults = ConsoleSettings.DEFAULTS;
         console = new LockConsoleService(
                 registry,
+                new LockStatistics(),
                 new ConsoleSettings(defaults.route(), defaults.role(), defaults.refresh(), locks),
                 ConsoleCaller.nobody());
         int listed = console.read(LockFilter.all()).size();

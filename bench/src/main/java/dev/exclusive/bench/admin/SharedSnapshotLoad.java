@@ -4,6 +4,7 @@ import com.sun.management.OperatingSystemMXBean;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockInfo;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.LockStatistics;
 import dev.exclusive.admin.LockConsoleService;
 import dev.exclusive.admin.LockFilter;
 import dev.exclusive.admin.LockSnapshot;
@@ -35,7 +36,8 @@ import java.util.function.IntFunction;
 
 /**
  * The server-side cost of 20 open consoles on a Redis store holding 10,000 live locks, each console refreshing once
- * per second as the view does (a read, then its first page of 50 rows), their refreshes spread over the second.
+ * per second as the view does (a read, its first page of 50 rows, the store tiles and the charts' activity), their
+ * refreshes spread over the second.
  *
  * <p>Three loads run in alternating order in every round, {@code seconds} each after a warm-up of the same length:
  * <ul>
@@ -73,10 +75,12 @@ public final class SharedSnapshotLoad {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         URI url = URI.create(URL);
         CountingStore store = new CountingStore(RedisLockStore.create(url));
+        LockStatistics statistics = new LockStatistics();
         String prefix = "bench-shared-" + UUID.randomUUID().toString().substring(0, 8) + ":";
         try (LockRegistry registry = LockRegistry.builder()
                 .store("redis", store, prefix)
                 .instanceName("bench")
+                .listener(statistics)
                 .build()) {
             for (int i = 0; i < LOCKS; i++) {
                 if (!registry.lock(String.format("job:%05d", i), Duration.ofMinutes(30))
@@ -88,7 +92,7 @@ public final class SharedSnapshotLoad {
             ConsoleSettings defaults = ConsoleSettings.DEFAULTS;
             ConsoleSettings settings = new ConsoleSettings(defaults.route(), defaults.role(), REFRESH, LOCKS);
             IntFunction<LockConsoleService> newService =
-                    i -> new LockConsoleService(registry, settings, ConsoleCaller.nobody());
+                    i -> new LockConsoleService(registry, statistics, settings, ConsoleCaller.nobody());
             System.out.printf(
                     "%d live Redis locks, %d consoles refreshing every %d ms, %d s per load, %d rounds%n",
                     LOCKS, CONSOLES, REFRESH.toMillis(), seconds, rounds);
@@ -146,6 +150,9 @@ public final class SharedSnapshotLoad {
                 LockSnapshot snapshot = console.read(LockFilter.all());
                 check(snapshot.size());
                 snapshot.page(LockSort.DEFAULT, 0, 50);
+                // the tiles count every store's locks from the same shared listing; both are shared per interval
+                check(console.tiles().get(0).liveLocks());
+                console.activity();
             });
         }
         return consoles;

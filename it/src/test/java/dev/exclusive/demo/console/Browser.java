@@ -48,8 +48,9 @@ final class Browser implements AutoCloseable {
 
     /**
      * Where each column's header and first row sit on screen, in CSS px, in column order: the cells' edges, and the
-     * edges of what they show (the header's sorter, the text or button of the body cell); plus the viewport's width
-     * and whether the grid scrolls sideways ({@code overflow} has {@code left} or {@code right}).
+     * edges of what they show (the header's sorter, the text or button of the body cell); plus the window's width,
+     * the viewport's (the window less a vertical scroll bar) and whether the grid scrolls sideways ({@code overflow}
+     * has {@code left} or {@code right}).
      */
     private static final String COLUMNS = """
             const grid = document.getElementById('exclusive-console-grid');
@@ -93,6 +94,7 @@ final class Browser implements AutoCloseable {
                 };
             });
             return {
+                window: window.innerWidth,
                 viewport: document.documentElement.clientWidth,
                 overflow: grid.getAttribute('overflow') || '',
                 columns
@@ -218,6 +220,11 @@ final class Browser implements AutoCloseable {
         return (java.util.Map<String, Object>) driver.executeScript(COLUMNS);
     }
 
+    /** Runs {@code script} in the page with {@code arguments[0..]}, and returns what it returns. */
+    Object script(String script, Object... arguments) {
+        return driver.executeScript(script, arguments);
+    }
+
     /** @return the texts of the notifications on screen, joined */
     String notifications() {
         return String.valueOf(driver.executeScript(
@@ -231,8 +238,14 @@ final class Browser implements AutoCloseable {
                         + ".join(' | ')"));
     }
 
-    /** Saves a screenshot under target/console-screenshots for review. */
+    /**
+     * Saves a screenshot under target/console-screenshots for review, without Vaadin's progress bar, which shows at
+     * the top of the page whenever a refresh takes a moment (on a loaded machine, most of them).
+     */
     Path screenshot(String name) {
+        driver.executeScript("if (!document.getElementById('screenshot-no-progress-bar')) {"
+                + " document.head.insertAdjacentHTML('beforeend', '<style id=\"screenshot-no-progress-bar\">"
+                + "vaadin-connection-indicator, .v-loading-indicator { display: none !important; }</style>'); }");
         try {
             Files.createDirectories(SCREENSHOTS);
             Path file = SCREENSHOTS.resolve(name + ".png");

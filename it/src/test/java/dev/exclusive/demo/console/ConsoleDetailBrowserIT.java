@@ -23,7 +23,8 @@ import org.openqa.selenium.By;
 /**
  * A lock's detail in a real browser: clicking the row of a lock a demo request holds opens the full holder and
  * fence, which the grid shortens, with the force-release button for the admin. Saves console-detail.png (1440 px
- * wide) under target/console-screenshots for the README.
+ * wide) under target/console-screenshots; the README's picture of the detail is ConsoleStatisticsBrowserIT's, which
+ * also shows a caller waiting.
  */
 @ExtendWith(ArquillianExtension.class)
 @RunAsClient

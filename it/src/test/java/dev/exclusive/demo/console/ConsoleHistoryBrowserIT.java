@@ -78,6 +78,8 @@ class ConsoleHistoryBrowserIT {
                     .as("the Liberty instance that held it")
                     .isNotEqualTo(ACTOR)
                     .isNotBlank();
+            // the history is below the grid and the charts: the picture shows it at the window's bottom
+            browser.script("document.getElementById('exclusive-console-history').scrollIntoView(false)");
             browser.screenshot("console-history");
         } finally {
             longImport.get(90, TimeUnit.SECONDS);

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Optional;
 
 /** How the console writes times and durations. */
 public final class ConsoleFormat {
@@ -46,5 +48,55 @@ public final class ConsoleFormat {
      */
     public static String instant(Instant instant, ZoneId zone) {
         return TIME.format(instant.atZone(zone));
+    }
+
+    /**
+     * How long something has lasted so far: {@code < 1 s}, {@code 42 s}, {@code 4 min 05 s}, as
+     * {@link #remaining(Duration)} writes a lease, but never {@code expired}.
+     *
+     * @param elapsed a duration, not negative
+     * @return the text
+     */
+    public static String elapsed(Duration elapsed) {
+        return elapsed.getSeconds() < 1 ? "< 1 s" : remaining(elapsed);
+    }
+
+    /**
+     * A wait as the statistics measure it: {@code 0.2 ms} below a millisecond, {@code 15 ms} below a second, then
+     * {@code 1.5 s}, {@code 60 s}.
+     *
+     * @param wait a wait
+     * @return the text
+     */
+    public static String wait(Duration wait) {
+        long nanos = wait.toNanos();
+        if (nanos < 1_000_000L) {
+            return String.format(Locale.ROOT, "%.1f ms", nanos / 1e6);
+        }
+        if (nanos < 1_000_000_000L) {
+            return nanos / 1_000_000L + " ms";
+        }
+        return SvgChart.number(nanos / 1e9) + " s";
+    }
+
+    /**
+     * A p99 from {@code dev.exclusive.LockStatistics}, which is the upper bound of the histogram bucket the 99th
+     * percentile falls in: {@code ≤ 15 ms}; a dash when nothing waited.
+     *
+     * @param p99 the p99, empty when there was no wait
+     * @return the text
+     */
+    public static String p99(Optional<Duration> p99) {
+        return p99.map(wait -> "≤ " + wait(wait)).orElse("—");
+    }
+
+    /**
+     * A rate: {@code 0.25/s}, {@code 12/s}, {@code 1.5k/s}.
+     *
+     * @param perSecond events per second
+     * @return the text
+     */
+    public static String rate(double perSecond) {
+        return SvgChart.number(perSecond) + "/s";
     }
 }

@@ -37,4 +37,24 @@ class ConsoleFormatTest {
         assertThat(ConsoleFormat.instant(instant, ZoneId.of("UTC"))).isEqualTo("2026-11-29 12:34:56");
         assertThat(ConsoleFormat.instant(instant, ZoneId.of("Europe/Berlin"))).isEqualTo("2026-11-29 13:34:56");
     }
+
+    @Test
+    void waitsAreWrittenInMillisecondsBelowASecondAndAP99SaysItIsAnUpperBound() {
+        assertThat(ConsoleFormat.wait(Duration.ofNanos(200_000))).isEqualTo("0.2 ms");
+        assertThat(ConsoleFormat.wait(Duration.ofMillis(15))).isEqualTo("15 ms");
+        assertThat(ConsoleFormat.wait(Duration.ofMillis(1_500))).isEqualTo("1.5 s");
+        assertThat(ConsoleFormat.wait(Duration.ofSeconds(60))).isEqualTo("60 s");
+        assertThat(ConsoleFormat.p99(java.util.Optional.of(Duration.ofMillis(150))))
+                .isEqualTo("≤ 150 ms");
+        assertThat(ConsoleFormat.p99(java.util.Optional.empty())).isEqualTo("—");
+    }
+
+    @Test
+    void ratesAndElapsedTimes() {
+        assertThat(ConsoleFormat.rate(0)).isEqualTo("0/s");
+        assertThat(ConsoleFormat.rate(31 / 60.0)).isEqualTo("0.52/s");
+        assertThat(ConsoleFormat.rate(1_250)).isEqualTo("1.25k/s");
+        assertThat(ConsoleFormat.elapsed(Duration.ZERO)).as("never 'expired'").isEqualTo("< 1 s");
+        assertThat(ConsoleFormat.elapsed(Duration.ofSeconds(75))).isEqualTo("1 min 15 s");
+    }
 }
