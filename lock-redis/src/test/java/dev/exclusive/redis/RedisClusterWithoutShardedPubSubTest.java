@@ -113,7 +113,7 @@ class RedisClusterWithoutShardedPubSubTest extends LockStoreContract {
         assertTrue(store.tryAcquire(name, "owner", HOLDER, TTL).acquired());
         assertTrue(store.release(name, "owner"), "the release script ran: it does not call SPUBLISH");
         for (int node : PORTS) {
-            assertEquals(0, calls(node, "spublish"), "no SPUBLISH on " + node);
+            assertEquals(0, RedisServers.commandCalls(node, "spublish"), "no SPUBLISH on " + node);
         }
     }
 
@@ -132,10 +132,12 @@ class RedisClusterWithoutShardedPubSubTest extends LockStoreContract {
                     return System.nanoTime();
                 });
                 RedisServers.awaitTrue(
-                        () -> waiterRecorded(port, name), Duration.ofSeconds(10), "the waiter recorded on " + name);
+                        () -> RedisServers.waiterRecorded(port, name),
+                        Duration.ofSeconds(10),
+                        "the waiter recorded on " + name);
                 assertTrue(waiter.subscriber().awaitListening(10, TimeUnit.SECONDS), "subscribed");
                 Thread.sleep(1_200); // the waiter's backoff grows to its longest: only a message wakes it sooner
-                resetStats();
+                RedisServers.resetStats(PORTS);
                 long released = System.nanoTime();
                 assertTrue(holder.release(name, "held"));
                 long millis = TimeUnit.NANOSECONDS.toMillis(woken.get(10, TimeUnit.SECONDS) - released);
@@ -145,7 +147,8 @@ class RedisClusterWithoutShardedPubSubTest extends LockStoreContract {
                         port, millis);
                 assertTrue(millis < PROMPT_MILLIS, "woken after " + millis + " ms");
                 for (int node : PORTS) {
-                    assertEquals(node == port ? 1 : 0, calls(node, "publish"), "PUBLISH on " + node);
+                    assertEquals(
+                            node == port ? 1 : 0, RedisServers.commandCalls(node, "publish"), "PUBLISH on " + node);
                 }
                 assertTrue(waiter.release(name, "next"));
             }
@@ -167,32 +170,5 @@ class RedisClusterWithoutShardedPubSubTest extends LockStoreContract {
     /** @return the port of the master that owns {@code name}'s keys; redis-cli splits the slots evenly */
     private static int masterOf(String name) {
         return PORTS[JedisClusterCRC16.getSlot(RedisKeys.lockKey(name)) * PORTS.length / 16_384];
-    }
-
-    private static boolean waiterRecorded(int port, String name) {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-            String lease = jedis.get(RedisKeys.lockKey(name));
-            return lease != null && !lease.split("\n", -1)[1].isEmpty();
-        }
-    }
-
-    private static void resetStats() {
-        for (int port : PORTS) {
-            try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-                jedis.configResetStat();
-            }
-        }
-    }
-
-    /** @return how often {@code command} ran on the node since the last reset, scripts' calls included */
-    private static long calls(int port, String command) {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-            for (String line : jedis.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_" + command + ":calls=")) {
-                    return Long.parseLong(line.substring(line.indexOf('=') + 1, line.indexOf(',')));
-                }
-            }
-            return 0;
-        }
     }
 }

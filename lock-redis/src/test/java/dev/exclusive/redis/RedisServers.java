@@ -276,4 +276,36 @@ final class RedisServers {
             }
         }
     }
+
+    /**
+     * @return whether the lease of {@code name} on the node at {@code port} lists a waiting store instance (its
+     *     second line, see wait.lua)
+     */
+    static boolean waiterRecorded(int port, String name) {
+        try (Jedis jedis = new Jedis(new HostAndPort(HOST, port))) {
+            String lease = jedis.get(RedisKeys.lockKey(name));
+            return lease != null && !lease.split("\n", -1)[1].isEmpty();
+        }
+    }
+
+    /** Resets the command statistics of the nodes at {@code ports}, for {@link #commandCalls(int, String)}. */
+    static void resetStats(int... ports) {
+        for (int port : ports) {
+            try (Jedis jedis = new Jedis(new HostAndPort(HOST, port))) {
+                jedis.configResetStat();
+            }
+        }
+    }
+
+    /** @return how often {@code command} ran on the node since the last reset, scripts' calls included */
+    static long commandCalls(int port, String command) {
+        try (Jedis jedis = new Jedis(new HostAndPort(HOST, port))) {
+            for (String line : jedis.info("commandstats").split("\r?\n")) {
+                if (line.startsWith("cmdstat_" + command + ":calls=")) {
+                    return Long.parseLong(line.substring(line.indexOf('=') + 1, line.indexOf(',')));
+                }
+            }
+            return 0;
+        }
+    }
 }

@@ -74,15 +74,15 @@ class RedisShardedReleaseTest {
     void aReleaseNobodyWaitsForPublishesNothing() {
         RedisLockStore store = store("alone", true);
         assertTrue(store.shardedReleases(), "Redis 7 on Cluster: sharded release messages");
-        resetStats();
+        RedisServers.resetStats(PORTS);
         for (int i = 0; i < 30; i++) {
             String name = "quiet:" + i;
             store.tryAcquire(name, "owner", HOLDER, TTL);
             assertTrue(store.release(name, "owner"), name);
         }
         for (int port : PORTS) {
-            assertEquals(0, calls(port, "spublish"), "SPUBLISH on " + port);
-            assertEquals(0, calls(port, "publish"), "PUBLISH on " + port);
+            assertEquals(0, RedisServers.commandCalls(port, "spublish"), "SPUBLISH on " + port);
+            assertEquals(0, RedisServers.commandCalls(port, "publish"), "PUBLISH on " + port);
         }
     }
 
@@ -99,10 +99,12 @@ class RedisShardedReleaseTest {
             long millis = wakeUpMillis(holder, name, port, woken);
             System.out.printf("sharded release on %d: waiter of another instance acquired after %d ms%n", port, millis);
             for (int node : PORTS) {
-                long spublish = calls(node, "spublish");
-                System.out.printf("  node %d: spublish=%d publish=%d%n", node, spublish, calls(node, "publish"));
+                long spublish = RedisServers.commandCalls(node, "spublish");
+                System.out.printf(
+                        "  node %d: spublish=%d publish=%d%n",
+                        node, spublish, RedisServers.commandCalls(node, "publish"));
                 assertEquals(node == port ? 1 : 0, spublish, "SPUBLISH on " + node + " for a key of " + port);
-                assertEquals(0, calls(node, "publish"), "no broadcast on " + node);
+                assertEquals(0, RedisServers.commandCalls(node, "publish"), "no broadcast on " + node);
             }
             assertTrue(waiter.release(name, "next"));
         }
@@ -179,8 +181,8 @@ class RedisShardedReleaseTest {
         long millis = wakeUpMillis(holder, name, port, woken);
         System.out.printf("broadcast release on %d: waiter acquired after %d ms%n", port, millis);
         for (int node : PORTS) {
-            assertEquals(node == port ? 1 : 0, calls(node, "publish"), "PUBLISH on " + node);
-            assertEquals(0, calls(node, "spublish"), "no SPUBLISH on " + node);
+            assertEquals(node == port ? 1 : 0, RedisServers.commandCalls(node, "publish"), "PUBLISH on " + node);
+            assertEquals(0, RedisServers.commandCalls(node, "spublish"), "no SPUBLISH on " + node);
         }
         assertTrue(waiter.release(name, "next"));
     }
@@ -194,9 +196,11 @@ class RedisShardedReleaseTest {
     private static long wakeUpMillis(RedisLockStore holder, String name, int port, Future<Long> woken)
             throws Exception {
         RedisServers.awaitTrue(
-                () -> waiterRecorded(port, name), Duration.ofSeconds(10), "the waiter recorded on " + name);
+                () -> RedisServers.waiterRecorded(port, name),
+                Duration.ofSeconds(10),
+                "the waiter recorded on " + name);
         Thread.sleep(1_200); // the waiter's backoff grows to its longest: only a message wakes it sooner
-        resetStats();
+        RedisServers.resetStats(PORTS);
         long released = System.nanoTime();
         assertTrue(holder.release(name, "held"));
         long millis = TimeUnit.NANOSECONDS.toMillis(woken.get(10, TimeUnit.SECONDS) - released);
@@ -230,13 +234,6 @@ class RedisShardedReleaseTest {
         return PORTS[JedisClusterCRC16.getSlot(RedisKeys.lockKey(name)) * PORTS.length / 16_384];
     }
 
-    private static boolean waiterRecorded(int port, String name) {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-            String lease = jedis.get(RedisKeys.lockKey(name));
-            return lease != null && !lease.split("\n", -1)[1].isEmpty();
-        }
-    }
-
     /** Moves one slot with its keys from one master to another, as {@code redis-cli --cluster reshard} does. */
     private static void moveSlot(int slot, int from, int to) {
         try (Jedis source = new Jedis(new HostAndPort(RedisServers.HOST, from));
@@ -264,26 +261,6 @@ class RedisShardedReleaseTest {
         try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
             String channel = RedisKeys.releasedChannel(name);
             return jedis.pubsubShardNumSub(channel).getOrDefault(channel, 0L);
-        }
-    }
-
-    private static void resetStats() {
-        for (int port : PORTS) {
-            try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-                jedis.configResetStat();
-            }
-        }
-    }
-
-    /** @return how often {@code command} ran on the node since the last reset, scripts' calls included */
-    private static long calls(int port, String command) {
-        try (Jedis jedis = new Jedis(new HostAndPort(RedisServers.HOST, port))) {
-            for (String line : jedis.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_" + command + ":calls=")) {
-                    return Long.parseLong(line.substring(line.indexOf('=') + 1, line.indexOf(',')));
-                }
-            }
-            return 0;
         }
     }
 }
