@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.concurrent.CompletableFuture;
 
 /** A small HTTP client for tests that call the demo from outside the server, as a browser or curl would. */
 public final class Http {
@@ -47,6 +48,19 @@ public final class Http {
 
     public HttpResponse<String> post(String path) {
         return send(request(path).POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
+    /**
+     * A POST that may wait for a lock a while (up to 90 s), sent without blocking the caller: for tests that hold a
+     * lock through one request while they look at the console or send others.
+     */
+    public CompletableFuture<HttpResponse<String>> postAsync(String path) {
+        return CLIENT.sendAsync(
+                request(path)
+                        .timeout(Duration.ofSeconds(90))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     public HttpResponse<String> delete(String path) {

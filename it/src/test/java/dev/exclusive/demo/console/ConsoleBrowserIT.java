@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exclusive.demo.Deployments;
+import dev.exclusive.demo.Http;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -260,13 +261,7 @@ class ConsoleBrowserIT {
     }
 
     private CompletableFuture<HttpResponse<String>> post(String path) {
-        return HTTP.sendAsync(
-                HttpRequest.newBuilder(uri(path))
-                        .timeout(Duration.ofSeconds(90))
-                        .header("Accept", "application/json")
-                        .POST(HttpRequest.BodyPublishers.noBody())
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return Http.at(base).postAsync(path);
     }
 
     private URI uri(String path) {

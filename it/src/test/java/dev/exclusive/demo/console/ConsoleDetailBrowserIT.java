@@ -3,9 +3,8 @@ package dev.exclusive.demo.console;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exclusive.demo.Deployments;
+import dev.exclusive.demo.Http;
 import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -30,8 +29,6 @@ import org.openqa.selenium.By;
 @RunAsClient
 class ConsoleDetailBrowserIT {
 
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final Duration PAGE = Duration.ofSeconds(30);
     private static final String IMPORTS = Deployments.SHARED_PREFIX + "imports:users";
 
@@ -45,13 +42,7 @@ class ConsoleDetailBrowserIT {
 
     @Test
     void clickingARowShowsTheFullHolderAndFence() throws Exception {
-        CompletableFuture<HttpResponse<String>> longImport = HTTP.sendAsync(
-                HttpRequest.newBuilder(base.toURI().resolve("api/imports/users?seconds=20"))
-                        .timeout(Duration.ofSeconds(90))
-                        .header("Accept", "application/json")
-                        .POST(HttpRequest.BodyPublishers.noBody())
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> longImport = Http.at(base).postAsync("api/imports/users?seconds=20");
         try (Browser browser = Browser.start()) {
             browser.viewport(1440, 800);
             browser.openAs("admin", "admin", base, "exclusive");

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exclusive.LockRegistry;
 import dev.exclusive.demo.Deployments;
-import java.net.URISyntaxException;
+import dev.exclusive.demo.Http;
 import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -31,8 +29,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @RunAsClient
 class ConsoleHistoryBrowserIT {
 
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final Duration PAGE = Duration.ofSeconds(60);
     private static final String HISTORY = "exclusive-console-history-grid";
     private static final String IMPORTS = Deployments.SHARED_PREFIX + "imports:users";
@@ -101,16 +97,6 @@ class ConsoleHistoryBrowserIT {
     }
 
     private CompletableFuture<HttpResponse<String>> post(String path) {
-        try {
-            return HTTP.sendAsync(
-                    HttpRequest.newBuilder(base.toURI().resolve(path))
-                            .timeout(Duration.ofSeconds(90))
-                            .header("Accept", "application/json")
-                            .POST(HttpRequest.BodyPublishers.noBody())
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(e);
-        }
+        return Http.at(base).postAsync(path);
     }
 }

@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exclusive.demo.Deployments;
 import dev.exclusive.demo.Http;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.URL;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,8 +35,6 @@ import org.openqa.selenium.By;
 @RunAsClient
 class ConsoleStatisticsBrowserIT {
 
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final Duration PAGE = Duration.ofSeconds(30);
     private static final String IMPORTS = Deployments.SHARED_PREFIX + "imports:users";
     private static final String PURCHASE_TEMPLATE = "purchase:product:{productId}";
@@ -254,20 +248,6 @@ class ConsoleStatisticsBrowserIT {
     }
 
     private CompletableFuture<HttpResponse<String>> post(String path) {
-        return HTTP.sendAsync(
-                HttpRequest.newBuilder(uri(path))
-                        .timeout(Duration.ofSeconds(90))
-                        .header("Accept", "application/json")
-                        .POST(HttpRequest.BodyPublishers.noBody())
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
-
-    private URI uri(String path) {
-        try {
-            return base.toURI().resolve(path);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(e);
-        }
+        return Http.at(base).postAsync(path);
     }
 }
