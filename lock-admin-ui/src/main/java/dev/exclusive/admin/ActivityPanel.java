@@ -71,6 +71,9 @@ public class ActivityPanel extends VerticalLayout {
         row.getStyle()
                 .set("display", "flex")
                 .set("flex-wrap", "wrap")
+                // on a page wider than three charts at their widest, the room left goes between them, so the last
+                // one ends where the grid and the tables do
+                .set("justify-content", "space-between")
                 .set("gap", "var(--lumo-space-m)")
                 .set("margin-top", "var(--lumo-space-s)");
         for (Chart chart : Chart.values()) {
