@@ -15,7 +15,7 @@
 # - WildFly's demo is the documented `mvn -B -pl it wildfly:run` on the same port, its management port (health,
 #   wildfly:shutdown) moved to CHECK_DOCS_WILDFLY_MANAGEMENT_PORT (default 9482) by -Ddemo.wildfly.management.port
 #   after each wildfly: command, and http://localhost:9990 in the documented calls becomes http://127.0.0.1:<port>.
-# - Payara's demo is the documented `mvn -B -pl it -Ppayara -DskipTests package exec:exec@payara-demo` on the same
+# - Payara's demo is the documented `mvn -B -pl it -Ppayara -DskipTests package dependency:copy@payara-micro exec:exec@payara-demo` on the same
 #   port, stopped with Ctrl+C.
 # - Every call (and every expected answer, after "# ") must appear in README.md or it/DEMO.md verbatim, and every
 #   command of their bash blocks must have been run or be listed below as not run, with the reason.
@@ -496,7 +496,7 @@ coverage() { # every command of the documents' bash blocks ran, or is listed her
     'it/src/test/demo/check-docs.sh' # this script
     # Payara's demo: its Ctrl+C left Payara Micro running 90 s later in one CI run, not reproduced in 5 runs here
     # (with and without SIGINT ignored); README gives the by-hand stop until the cause is found.
-    'mvn -B -pl it -Ppayara -DskipTests package exec:exec@payara-demo'
+    'mvn -B -pl it -Ppayara -DskipTests package dependency:copy@payara-micro exec:exec@payara-demo'
     # README's "Releasing": setting a release version, signing and deploying are a maintainer's steps, never CI's
     # (nothing is published from here); the release profile itself was tried by hand on a throwaway key.
     'mvn versions:set -DnewVersion=0.1.0 -DgenerateBackupPoms=false'

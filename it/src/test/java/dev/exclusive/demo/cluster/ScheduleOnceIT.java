@@ -31,7 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ScheduleOnceIT {
 
     private static final Path DIR = Path.of("target", "schedule-it").toAbsolutePath();
-    private static final int TICKS = 30;
+    private static final int TICKS = 15;
     private static final long SKEW_MILLIS = 400;
     private static final String WITHOUT_MIN_HOLD = """
             dev.exclusive.demo.cluster.TickTimer/tick/Exclusive/minHold=0
