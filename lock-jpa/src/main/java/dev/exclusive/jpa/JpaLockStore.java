@@ -42,10 +42,13 @@ import java.util.regex.Pattern;
  * retry of an attempt whose answer was lost: fence, acquisition time and holder are kept, only the expiry is new), or
  * inserts a name's first row, and answers the lease or, when another owner's lease is live, its remaining time:
  * <ul>
- * <li>PostgreSQL: {@code INSERT ... VALUES (name, owner, holder, now, now + ttl, now in µs) ON CONFLICT (name) DO
- * UPDATE SET fence = GREATEST(fence + 1, now in µs), ... WHERE owner IS NULL OR owner = ? OR expires_at <= now
- * RETURNING fence, ...}, inside a {@code WITH} whose outer {@code SELECT} also reads the remaining time of a row it
- * did not take;</li>
+ * <li>PostgreSQL: {@code INSERT ... SELECT name, owner, holder, now, now + ttl, now in µs WHERE NOT EXISTS (<the
+ * row, live for another owner, in the statement's snapshot>) ON CONFLICT (name) DO UPDATE SET fence = GREATEST(fence
+ * + 1, now in µs), ... WHERE owner IS NULL OR owner = ? OR expires_at <= now RETURNING fence, ...}, inside a
+ * {@code WITH} whose outer {@code SELECT} answers the remaining time of a row it did not take: read from the snapshot
+ * where that row was live, unknown where another acquirer took it after the snapshot saw it free. A lock busy in the
+ * snapshot is answered without inserting, so the attempt locks no row and writes nothing: a waiter's attempts do not
+ * hold up the holder's release;</li>
  * <li>MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE} with one {@code CASE} per column, which MariaDB assigns
  * left to right (fence, acquired_at and holder read the row as it was, then owner is taken or kept, then expires_at
  * follows the owner), {@code RETURNING} the owner, the lease and the remaining time;</li>

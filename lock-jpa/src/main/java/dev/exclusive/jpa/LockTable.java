@@ -77,8 +77,12 @@ final class LockTable {
                         live.isEmpty() ? Duration.ZERO : Duration.ofMillis(Math.max(0, number(live.get(0)[0]))));
             }
             Object[] row = rows.get(0);
-            return number(row[0]) == 1
-                    ? lease(row, 1)
+            if (number(row[0]) == 1) {
+                return lease(row, 1);
+            }
+            // unknown: taken by another acquirer after the snapshot that saw the row free; not "0 ms left"
+            return row[4] == null
+                    ? Acquisition.Busy.unknown()
                     : new Acquisition.Busy(Duration.ofMillis(Math.max(0, number(row[4]))));
         }
         Acquisition taken = transactions.run(em -> {

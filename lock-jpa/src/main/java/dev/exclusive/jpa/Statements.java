@@ -25,8 +25,9 @@ final class Statements {
      * The whole acquisition in one statement, where the database has one (all but MySQL): takes over a free or
      * expired row, renews the owner's own, or inserts a name's first row; parameters as {@link #takeOver}. It answers
      * one row {@code (took, fence, acquired-at ms, expires-at ms, remaining ms)}: {@code took} 1 is the lease, 0 a
-     * live row of another owner with its remaining time. No row (H2 when busy; PostgreSQL when another inserter of
-     * the name won just now): ask {@link #readRemaining}. {@code null} on MySQL.
+     * live row of another owner with its remaining time, or {@code NULL} for it when unknown (PostgreSQL: another
+     * acquirer took the row after the statement's snapshot saw it free). No row (H2 when busy; PostgreSQL when
+     * another inserter of the name won just now): ask {@link #readRemaining}. {@code null} on MySQL.
      */
     final String acquire;
     /** The PostgreSQL channel that releases notify with the freed name, and that waiters listen on. */
@@ -209,12 +210,18 @@ final class Statements {
         String columns = "(name, owner, holder, acquired_at, expires_at, fence)";
         switch (database) {
             case POSTGRESQL -> {
-                // The insert's values are the new lease; on conflict the WHERE decides on the row's latest version,
-                // under its row lock, and the CASEs keep a retried owner's fence, acquisition time and holder. The
-                // second SELECT reads the statement's snapshot, where a busy row is live.
+                // A row live for another owner in the statement's snapshot is answered busy with its remaining time
+                // and not inserted at all: an ON CONFLICT that decides nothing would still lock the row and write a
+                // transaction to the WAL, which every release and acquisition after it would wait for. Otherwise the
+                // insert's values are the new lease; on conflict the WHERE decides on the row's latest version,
+                // under its row lock, and the CASEs keep a retried owner's fence, acquisition time and holder. A row
+                // the snapshot saw free but another acquirer took meanwhile is busy for an unknown time (NULL).
                 String mineThere = mine.replace("owner", "l.owner").replace("expires_at", "l.expires_at");
-                return "WITH taken AS (INSERT INTO " + table + " AS l " + columns + " VALUES (?4, ?1, ?2, " + now
-                        + ", " + database.plusMillis("?3") + ", " + database.nowMicros() + ")"
+                return "WITH seen AS (SELECT owner IS NOT NULL AND expires_at > " + now + " AND owner <> ?1 AS busy, "
+                        + database.remainingMillis("expires_at") + " AS remaining FROM " + table
+                        + " WHERE name = ?4), taken AS (INSERT INTO " + table + " AS l " + columns + " SELECT ?4, ?1,"
+                        + " ?2, " + now + ", " + database.plusMillis("?3") + ", " + database.nowMicros()
+                        + " WHERE NOT EXISTS (SELECT 1 FROM seen WHERE busy)"
                         + " ON CONFLICT (name) DO UPDATE SET"
                         + " fence = CASE WHEN " + mineThere + " THEN l.fence ELSE GREATEST(l.fence + 1,"
                         + " EXCLUDED.fence) END,"
@@ -223,9 +230,8 @@ final class Statements {
                         + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
                         + " WHERE l.owner IS NULL OR l.owner = EXCLUDED.owner OR l.expires_at <= " + now
                         + " RETURNING " + lease + ")"
-                        + " SELECT 1, taken.*, 0 FROM taken UNION ALL SELECT 0, 0, 0, 0, "
-                        + database.remainingMillis("expires_at") + " FROM " + table
-                        + " WHERE name = ?4 AND NOT EXISTS (SELECT 1 FROM taken)";
+                        + " SELECT 1, taken.*, 0 FROM taken UNION ALL SELECT 0, 0, 0, 0, CASE WHEN busy THEN"
+                        + " remaining END FROM seen WHERE NOT EXISTS (SELECT 1 FROM taken)";
             }
             case MARIADB -> {
                 // MariaDB assigns left to right, each assignment seeing the ones before: fence, acquired_at and holder
