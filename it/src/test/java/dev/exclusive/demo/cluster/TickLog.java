@@ -28,13 +28,21 @@ final class TickLog {
         Files.createDirectories(dir);
     }
 
-    /** @return tick → what each server did ({@code ran}/{@code skipped}), sorted, for ticks both servers recorded */
+    /**
+     * @return tick → what each server did ({@code ran}/{@code skipped}), sorted, for ticks both servers recorded
+     *     after their first: a deployment's first {@code @Exclusive} call builds its lock registry and opens its
+     *     store, which on a cold server can take longer than {@code minHold} plus the skew (seen once on Payara
+     *     Server in CI: both servers with minHold ran the first tick), so that tick says nothing about the option
+     */
     static Map<Long, List<String>> firedByBoth(Path dir, String first, String second) throws IOException {
         Map<Long, String> a = outcomes(dir, first);
         Map<Long, String> b = outcomes(dir, second);
+        long warmUp = Math.max(
+                a.keySet().stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE),
+                b.keySet().stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE));
         Map<Long, List<String>> both = new TreeMap<>();
         a.forEach((tick, outcome) -> {
-            if (b.containsKey(tick)) {
+            if (tick > warmUp && b.containsKey(tick)) {
                 both.put(tick, Stream.of(outcome, b.get(tick)).sorted().toList());
             }
         });
