@@ -1,5 +1,7 @@
 package dev.exclusive.jpa;
 
+import static dev.exclusive.jpa.PostgresWaits.awaitTrue;
+import static dev.exclusive.jpa.PostgresWaits.blocked;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,14 +10,12 @@ import dev.exclusive.LockHolder;
 import dev.exclusive.spi.Acquisition;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -98,7 +98,7 @@ class PostgresBusyAttemptTest {
                         + " + INTERVAL '60 seconds' WHERE name = '" + name + "'");
             }
             attempt = CompletableFuture.supplyAsync(() -> store.tryAcquire(name, "waiter", HOLDER, TTL));
-            awaitTrue(() -> blocked("ON CONFLICT") == 1, "the attempt waits for the other acquirer's row");
+            awaitTrue(() -> blocked("ON CONFLICT", TABLE) == 1, "the attempt waits for the other acquirer's row");
             other.commit();
         }
         Acquisition outcome = attempt.get(10, TimeUnit.SECONDS);
@@ -108,27 +108,5 @@ class PostgresBusyAttemptTest {
         assertTrue(
                 remaining == null || remaining.compareTo(Duration.ofSeconds(30)) > 0,
                 "unknown, or the other acquirer's remaining time; got " + remaining);
-    }
-
-    /** @return how many statements containing {@code text} wait for a lock now */
-    private static int blocked(String text) {
-        try (Connection connection = TestDatabase.POSTGRES.connect();
-                Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type"
-                        + " = 'Lock' AND query LIKE '%" + text + "%' AND query LIKE '%" + TABLE
-                        + "%' AND pid <> pg_backend_pid()")) {
-            rows.next();
-            return rows.getInt(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "not within 10 s: " + what);
-            Thread.sleep(10); // a poll until the deadline: there is nothing to be notified by
-        }
     }
 }

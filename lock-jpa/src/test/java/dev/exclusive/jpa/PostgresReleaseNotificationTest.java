@@ -1,5 +1,6 @@
 package dev.exclusive.jpa;
 
+import static dev.exclusive.jpa.PostgresWaits.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,7 +15,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -140,13 +140,5 @@ class PostgresReleaseNotificationTest {
     private static boolean listenerThreadAlive(String storeName) {
         return Thread.getAllStackTraces().keySet().stream()
                 .anyMatch(thread -> thread.getName().equals("exclusive-jpa-listener-" + storeName) && thread.isAlive());
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "not within 10 s: " + what);
-            Thread.sleep(10); // a poll until the deadline: there is nothing to be notified by
-        }
     }
 }

@@ -1,5 +1,7 @@
 package dev.exclusive.jpa;
 
+import static dev.exclusive.jpa.PostgresWaits.awaitTrue;
+import static dev.exclusive.jpa.PostgresWaits.blocked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.exclusive.LockHolder;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -213,26 +213,5 @@ class PostgresWaitMarkTest {
             }
         }
         throw new AssertionError("the sentinel notification did not arrive within 10 s");
-    }
-
-    /** @return how many statements containing {@code text} wait for a lock now */
-    private static int blocked(String text) {
-        try (Connection connection = TestDatabase.POSTGRES.connect();
-                Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type"
-                        + " = 'Lock' AND query LIKE '%" + text + "%' AND pid <> pg_backend_pid()")) {
-            rows.next();
-            return rows.getInt(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < deadline, "not within 10 s: " + what);
-            Thread.sleep(10); // a poll until the deadline: there is nothing to be notified by
-        }
     }
 }
