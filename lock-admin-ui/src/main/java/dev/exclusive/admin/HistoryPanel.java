@@ -47,8 +47,11 @@ public class HistoryPanel extends VerticalLayout {
     private void configureGrid() {
         grid.setId("exclusive-console-history-grid");
         grid.setWidthFull();
-        grid.setHeight("220px");
-        grid.addThemeVariants(GridVariant.LUMO_ROW_STRIPES, GridVariant.LUMO_COMPACT);
+        grid.setHeight("260px");
+        // a hold (fence, instance, thread, purpose) and an outcome are sentences an operator reads whole: they wrap
+        // within their column instead of ending in an ellipsis (the tooltips stay, for a copy of the text)
+        grid.addThemeVariants(
+                GridVariant.LUMO_ROW_STRIPES, GridVariant.LUMO_COMPACT, GridVariant.LUMO_WRAP_CELL_CONTENT);
         // the same font size and px widths as the lock grid, so headers sit over their columns
         grid.getStyle()
                 .set("font-size", "var(--lumo-font-size-s)")

@@ -46,6 +46,17 @@ final class Browser implements AutoCloseable {
                 .filter(cells => cells.length > 1 && cells[1] !== '');
             """;
 
+    /** The texts of the cells of a grid (id {@code arguments[0]}) that are wider than their column shows. */
+    private static final String CUT_CELLS = """
+            const grid = document.getElementById(arguments[0]);
+            if (!grid) { return []; }
+            return [...grid.shadowRoot.querySelectorAll('#items tr td')]
+                .filter(td => !td.parentElement.hidden)
+                .map(td => td.querySelector('slot') && td.querySelector('slot').assignedElements()[0])
+                .filter(content => content && content.scrollWidth > content.clientWidth + 1)
+                .map(content => content.innerText.trim());
+            """;
+
     /**
      * Where each column's header and first row sit on screen, in CSS px, in column order: the cells' edges, and the
      * edges of what they show (the header's sorter, the text or button of the body cell); plus the window's width,
@@ -218,6 +229,15 @@ final class Browser implements AutoCloseable {
     @SuppressWarnings("unchecked")
     java.util.Map<String, Object> columns() {
         return (java.util.Map<String, Object>) driver.executeScript(COLUMNS);
+    }
+
+    /**
+     * @return the texts of the cells of grid {@code gridId} whose text does not fit their column (cut off with an
+     *     ellipsis), empty when every cell shows its text whole
+     */
+    @SuppressWarnings("unchecked")
+    List<String> cutCells(String gridId) {
+        return (List<String>) driver.executeScript(CUT_CELLS, gridId);
     }
 
     /** Runs {@code script} in the page with {@code arguments[0..]}, and returns what it returns. */

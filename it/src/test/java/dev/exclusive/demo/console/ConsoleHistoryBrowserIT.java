@@ -74,6 +74,9 @@ class ConsoleHistoryBrowserIT {
                     .as("the Liberty instance that held it")
                     .isNotEqualTo(ACTOR)
                     .isNotBlank();
+            assertThat(browser.cutCells(HISTORY))
+                    .as("History cells cut off at 1440 px: an operator reads the hold and its outcome whole")
+                    .isEmpty();
             // the history is below the grid and the charts: the picture shows it at the window's bottom
             browser.script("document.getElementById('exclusive-console-history').scrollIntoView(false)");
             browser.screenshot("console-history");
