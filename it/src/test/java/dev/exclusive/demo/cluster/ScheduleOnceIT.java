@@ -71,12 +71,12 @@ class ScheduleOnceIT {
     @Test
     void withMinHoldAQuickJobRunsOncePerTickAndWithoutItTwice() throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
-        Map<Long, List<String>> once = TickLog.firedByBoth(DIR, "once-a", "once-b");
-        Map<Long, List<String>> twice = TickLog.firedByBoth(DIR, "twice-a", "twice-b");
+        Map<Long, List<String>> once = TickLog.firedByAll(DIR, "once-a", "once-b");
+        Map<Long, List<String>> twice = TickLog.firedByAll(DIR, "twice-a", "twice-b");
         while ((once.size() < TICKS || twice.size() < TICKS) && System.nanoTime() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
-            once = TickLog.firedByBoth(DIR, "once-a", "once-b");
-            twice = TickLog.firedByBoth(DIR, "twice-a", "twice-b");
+            once = TickLog.firedByAll(DIR, "once-a", "once-b");
+            twice = TickLog.firedByAll(DIR, "twice-a", "twice-b");
         }
         System.out.println("ScheduleOnceIT with minHold: " + once);
         System.out.println("ScheduleOnceIT without minHold: " + twice);

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -29,24 +30,32 @@ final class TickLog {
     }
 
     /**
-     * @return tick → what each server did ({@code ran}/{@code skipped}), sorted, for ticks both servers recorded
-     *     after their first: a deployment's first {@code @Exclusive} call builds its lock registry and opens its
-     *     store, which on a cold server can take longer than {@code minHold} plus the skew (seen once on Payara
-     *     Server in CI: both servers with minHold ran the first tick), so that tick says nothing about the option
+     * @return tick → what each server did ({@code ran}/{@code skipped}; {@code skipped+skipped} when its timer fired
+     *     twice in the tick, catching up after a busy moment), in the order of {@code servers}, for ticks every one of
+     *     {@code servers} recorded after its first: a deployment's first {@code @Exclusive} call builds its lock
+     *     registry and opens its store, which on a cold server can take longer than {@code minHold} plus the skew
+     *     (seen once on Payara Server in CI: both servers with minHold ran the first tick), so that tick says nothing
+     *     about the option
      */
-    static Map<Long, List<String>> firedByBoth(Path dir, String first, String second) throws IOException {
-        Map<Long, String> a = outcomes(dir, first);
-        Map<Long, String> b = outcomes(dir, second);
-        long warmUp = Math.max(
-                a.keySet().stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE),
-                b.keySet().stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE));
-        Map<Long, List<String>> both = new TreeMap<>();
-        a.forEach((tick, outcome) -> {
-            if (tick > warmUp && b.containsKey(tick)) {
-                both.put(tick, Stream.of(outcome, b.get(tick)).sorted().toList());
+    static Map<Long, List<String>> firedByAll(Path dir, String... servers) throws IOException {
+        List<Map<Long, String>> each = new ArrayList<>();
+        for (String server : servers) {
+            each.add(outcomes(dir, server));
+        }
+        long warmUp = each.stream()
+                .mapToLong(outcomes -> outcomes.keySet().stream()
+                        .mapToLong(Long::longValue)
+                        .min()
+                        .orElse(Long.MAX_VALUE))
+                .max()
+                .orElse(Long.MAX_VALUE);
+        Map<Long, List<String>> all = new TreeMap<>();
+        each.get(0).keySet().forEach(tick -> {
+            if (tick > warmUp && each.stream().allMatch(outcomes -> outcomes.containsKey(tick))) {
+                all.put(tick, each.stream().map(outcomes -> outcomes.get(tick)).toList());
             }
         });
-        return both;
+        return all;
     }
 
     /** @return tick → what the server did; a tick it recorded twice (it never should) shows both */

@@ -22,7 +22,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * written: {@code @Schedule} and {@code @Exclusive(onBusy = SKIP)} on the same timeout method, here with a
  * {@code minHold} of 1 s (a deployment can override it and the lock name in MicroProfile Config). The job takes no
  * time at all. A run appends {@code <tick> ran} to {@code <it.tick.dir>/<server>.txt}; a skipped tick, seen through
- * the {@link LockBusy} event (the only lock of the WAR), appends {@code <tick> skipped}. {@link FiresLate} makes a
+ * the {@link LockBusy} event of its lock, appends {@code <tick> skipped}. {@link FiresLate} makes a
  * server's timer fire late by its configured skew.
  */
 @Singleton
@@ -42,7 +42,9 @@ public class TickTimer {
     }
 
     public void skipped(@Observes LockBusy busy) {
-        record("skipped");
+        if (busy.lockName().contains("it:tick")) { // not a buyer of CrossVendorIT's stock that waited in vain
+            record("skipped");
+        }
     }
 
     private void record(String what) {
