@@ -1,5 +1,6 @@
 package dev.exclusive.admin;
 
+import com.vaadin.flow.component.Html;
 import com.vaadin.flow.component.grid.Grid;
 import com.vaadin.flow.component.grid.GridVariant;
 import com.vaadin.flow.component.html.H3;
@@ -22,6 +23,8 @@ import java.util.stream.Collectors;
  */
 public class HistoryPanel extends VerticalLayout {
 
+    private static final String GRID_ID = "exclusive-console-history-grid";
+
     private final Grid<LockHistory.Entry> grid = new Grid<>();
     private final Span problems = new Span();
     private ZoneId zone = ZoneId.systemDefault();
@@ -41,15 +44,19 @@ public class HistoryPanel extends VerticalLayout {
         problems.getStyle().set("color", "var(--lumo-error-text-color)").set("font-size", "var(--lumo-font-size-s)");
         problems.setVisible(false);
         configureGrid();
-        add(heading, scope, problems, grid);
+        // a lock name is one long word ("demo:it:lease:expiry:3452703771429608590"): it breaks anywhere rather than
+        // run under the next column; the cells' contents are in the page's DOM, so a page style reaches them
+        Html breakLongWords = new Html(
+                "<style>#" + GRID_ID + " > vaadin-grid-cell-content" + " { overflow-wrap: anywhere; }</style>");
+        add(heading, scope, problems, grid, breakLongWords);
     }
 
     private void configureGrid() {
-        grid.setId("exclusive-console-history-grid");
+        grid.setId(GRID_ID);
         grid.setWidthFull();
         grid.setHeight("260px");
-        // a hold (fence, instance, thread, purpose) and an outcome are sentences an operator reads whole: they wrap
-        // within their column instead of ending in an ellipsis (the tooltips stay, for a copy of the text)
+        // a hold (fence, instance, thread, purpose), a lock name and an outcome are what an operator reads whole: they
+        // wrap within their column instead of ending in an ellipsis (the tooltips stay, for a copy of the text)
         grid.addThemeVariants(
                 GridVariant.LUMO_ROW_STRIPES, GridVariant.LUMO_COMPACT, GridVariant.LUMO_WRAP_CELL_CONTENT);
         // the same font size and px widths as the lock grid, so headers sit over their columns
