@@ -79,7 +79,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * Expiry is decided by the Redis server alone ({@code PX}); no client clock decides anything. A script may call
  * {@code TIME} before it writes: scripts replicate by their effects (the default since Redis 5.0), so replicas
  * and the AOF receive the values written, not the script. Requires Redis 6.0 or later ({@code SET ... KEEPTTL});
- * sharded release messages need 7.0 ({@code SPUBLISH}); tested on 7.0.
+ * sharded release messages need 7.0 ({@code SPUBLISH}); tested on 7.0, and on 6.2 standalone and Cluster.
  *
  * <p>Previous layout. Versions before this one kept the lease as a hash (owner, holder, acquired, fence). These
  * scripts read such a hash: it is busy for other owners, and its own owner (a restored handle) can renew,

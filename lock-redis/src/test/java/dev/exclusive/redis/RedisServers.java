@@ -25,10 +25,13 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * a restarting Redis on 7110, Sentinel on 7120-7121, a Cluster behind a proxy on 7130, a password on 7140, a
  * master and its replica on 7150-7151; on 7400-7499 the sharded-release Cluster on 7401-7403, the failover
  * Cluster on 7411-7416, a one-node Cluster behind a proxy on 7421 and a Cluster without sharded pub/sub on
- * 7431-7433; and on 7500-7599 the servers of the scale
+ * 7431-7433, a Redis 6.2 on 7440 and a Redis 6.2 Cluster on 7441-7443; and on 7500-7599 the servers of the scale
  * and failover tests: a Redis on 7500, a Cluster on 7501-7503, a master, 2 replicas and 3 Sentinels on 7560-7565.
  * {@code -Dredis.cluster.port}, {@code -Dredis.sentinel.port}, {@code -Dredis.failover.cluster.port},
- * {@code -Dredis.failover.sentinel.port} and {@code -Dredis.fallback.cluster.port} move the first port of their test's servers, for parallel builds on one host.
+ * {@code -Dredis.failover.sentinel.port}, {@code -Dredis.fallback.cluster.port}, {@code -Dredis.v62.port} and
+ * {@code -Dredis.v62.cluster.port} move the first port of their test's servers, for parallel builds on one host.
+ *
+ * <p>Servers run the {@code redis-server} on the PATH, unless a test names another binary ({@link Redis62}).
  *
  * <p>A missing server skips the tests with a message, unless {@code CI=true}: then it fails them.
  */
@@ -37,6 +40,8 @@ final class RedisServers {
     static final String HOST = "127.0.0.1";
     static final int SHARED_PORT = 6379;
     static final String SHARED_URL = "redis://" + HOST + ":" + SHARED_PORT;
+    /** The {@code redis-server} that throwaway servers run unless a test names another: the one on the PATH. */
+    static final String REDIS_SERVER = "redis-server";
 
     private RedisServers() {}
 
@@ -107,9 +112,14 @@ final class RedisServers {
      * @param extra more {@code redis-server} arguments
      */
     static void start(int port, Path dir, String... extra) throws IOException, InterruptedException {
+        start(REDIS_SERVER, port, dir, extra);
+    }
+
+    /** As {@link #start(int, Path, String...)}, running {@code server}: a path, or a name on the PATH. */
+    static void start(String server, int port, Path dir, String... extra) throws IOException, InterruptedException {
         stop(port); // a previous run that died may have left it running
         List<String> command = new ArrayList<>(List.of(
-                "redis-server",
+                server,
                 "--port",
                 Integer.toString(port),
                 "--bind",
@@ -145,9 +155,15 @@ final class RedisServers {
      */
     static void startCluster(Path dir, int replicas, int[] ports, String... extra)
             throws IOException, InterruptedException {
+        startCluster(REDIS_SERVER, dir, replicas, ports, extra);
+    }
+
+    /** As {@link #startCluster(Path, int, int[], String...)}, every node running {@code server}. */
+    static void startCluster(String server, Path dir, int replicas, int[] ports, String... extra)
+            throws IOException, InterruptedException {
         List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
         for (int port : ports) {
-            startClusterNode(dir, port, extra);
+            startClusterNode(server, dir, port, extra);
             create.add(HOST + ":" + port);
         }
         create.addAll(List.of("--cluster-replicas", Integer.toString(replicas), "--cluster-yes"));
@@ -179,13 +195,19 @@ final class RedisServers {
      * in {@code dir}) joins it again, as a replica if its slots went to another.
      */
     static void startClusterNode(Path dir, int port, String... extra) throws IOException, InterruptedException {
+        startClusterNode(REDIS_SERVER, dir, port, extra);
+    }
+
+    /** As {@link #startClusterNode(Path, int, String...)}, running {@code server}. */
+    static void startClusterNode(String server, Path dir, int port, String... extra)
+            throws IOException, InterruptedException {
         List<String> arguments = new ArrayList<>(List.of(
                 "--cluster-enabled",
                 "yes",
                 "--cluster-config-file",
                 dir.resolve("nodes-" + port + ".conf").toString()));
         arguments.addAll(List.of(extra));
-        start(port, dir, arguments.toArray(String[]::new));
+        start(server, port, dir, arguments.toArray(String[]::new));
     }
 
     /** @return whether the node on {@code port} answers and reports {@code cluster_state:ok} */
