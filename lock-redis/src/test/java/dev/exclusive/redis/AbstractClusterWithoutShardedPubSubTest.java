@@ -9,7 +9,6 @@ import dev.exclusive.contract.LockStoreContract;
 import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -46,33 +45,18 @@ abstract class AbstractClusterWithoutShardedPubSubTest extends LockStoreContract
 
     @Override
     protected LockStore createStore() {
-        return createStore(Map.of());
+        return RedisServers.clusterStore(STORE, ports, Map.of());
     }
 
-    /** Through the provider, as configuration builds it, with {@code more} settings. */
-    private LockStore createStore(Map<String, String> more) {
-        Map<String, String> settings = new HashMap<>(Map.of(
-                "nodes",
-                "127.0.0.1:" + ports[0] + ", 127.0.0.1:" + ports[1] + ", 127.0.0.1:" + ports[2],
-                "connect-timeout",
-                "2s",
-                "socket-timeout",
-                "2s"));
-        settings.putAll(more);
-        return new RedisLockStoreProvider().create(STORE, settings);
+    @Override
+    protected Optional<LockStore> createStore(AuditLimits limits) {
+        return Optional.of(RedisServers.clusterStore(STORE, ports, limits));
     }
 
     /** The contention case runs in full on {@link RedisClusterLockStoreTest}'s Cluster; here fewer rounds keep CI short. */
     @Override
     protected int contentionRounds() {
         return 100;
-    }
-
-    @Override
-    protected Optional<LockStore> createStore(AuditLimits limits) {
-        return Optional.of(createStore(Map.of(
-                "audit-max-records", Integer.toString(limits.maxRecords()),
-                "audit-max-age", limits.maxAge().toString())));
     }
 
     @Test

@@ -6,10 +6,8 @@ import dev.exclusive.contract.LockStoreContract;
 import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockStore;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,8 +16,8 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 
 /**
- * The store contract on a real standalone Redis 6.2 ({@link Redis62}), the oldest the store supports, that the test
- * starts on port 7440 (or {@code -Dredis.v62.port}) and stops afterwards.
+ * The store contract on a real standalone Redis 6.2 ({@link Redis62}), older than 7.0 (the store needs 6.0 or later),
+ * that the test starts on port 7440 (or {@code -Dredis.v62.port}) and stops afterwards.
  */
 class Redis62LockStoreTest extends LockStoreContract {
 
@@ -48,12 +46,7 @@ class Redis62LockStoreTest extends LockStoreContract {
 
     @Override
     protected Optional<LockStore> createStore(AuditLimits limits) {
-        return Optional.of(RedisLockStore.builder()
-                .url(URI.create("redis://" + RedisServers.HOST + ":" + PORT))
-                .storeName(STORE)
-                .fenceRetention(Duration.ofMinutes(5))
-                .auditLimits(limits)
-                .build());
+        return Optional.of(RedisServers.standaloneStore("redis://" + RedisServers.HOST + ":" + PORT, STORE, limits));
     }
 
     @Test

@@ -10,7 +10,6 @@ import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -47,27 +46,12 @@ class RedisClusterLockStoreTest extends LockStoreContract {
 
     @Override
     protected LockStore createStore() {
-        return createStore(Map.of());
-    }
-
-    /** Through the provider, as configuration builds it, with {@code more} settings. */
-    private LockStore createStore(Map<String, String> more) {
-        Map<String, String> settings = new HashMap<>(Map.of(
-                "nodes",
-                "127.0.0.1:" + PORTS[0] + ", 127.0.0.1:" + PORTS[1] + ", 127.0.0.1:" + PORTS[2],
-                "connect-timeout",
-                "2s",
-                "socket-timeout",
-                "2s"));
-        settings.putAll(more);
-        return new RedisLockStoreProvider().create(STORE, settings);
+        return RedisServers.clusterStore(STORE, PORTS, Map.of());
     }
 
     @Override
     protected Optional<LockStore> createStore(AuditLimits limits) {
-        return Optional.of(createStore(Map.of(
-                "audit-max-records", Integer.toString(limits.maxRecords()),
-                "audit-max-age", limits.maxAge().toString())));
+        return Optional.of(RedisServers.clusterStore(STORE, PORTS, limits));
     }
 
     @Test

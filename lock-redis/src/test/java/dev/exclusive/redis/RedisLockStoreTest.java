@@ -35,12 +35,7 @@ class RedisLockStoreTest extends LockStoreContract {
 
     @Override
     protected Optional<LockStore> createStore(AuditLimits limits) {
-        return Optional.of(RedisLockStore.builder()
-                .url(URI.create(RedisServers.SHARED_URL))
-                .storeName(STORE)
-                .fenceRetention(Duration.ofMinutes(5))
-                .auditLimits(limits)
-                .build());
+        return Optional.of(RedisServers.standaloneStore(RedisServers.SHARED_URL, STORE, limits));
     }
 
     @Test

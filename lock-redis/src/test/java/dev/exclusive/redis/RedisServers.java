@@ -2,6 +2,8 @@ package dev.exclusive.redis;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.exclusive.spi.AuditLimits;
+import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -9,7 +11,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -52,6 +56,45 @@ final class RedisServers {
                 .storeName(storeName)
                 .fenceRetention(Duration.ofMinutes(5))
                 .build();
+    }
+
+    /**
+     * @return a store on the standalone Redis at {@code url} with {@code limits} on its audit trail, whose fence
+     *     counters are kept 5 minutes, not a day
+     */
+    static RedisLockStore standaloneStore(String url, String storeName, AuditLimits limits) {
+        return RedisLockStore.builder()
+                .url(URI.create(url))
+                .storeName(storeName)
+                .fenceRetention(Duration.ofMinutes(5))
+                .auditLimits(limits)
+                .build();
+    }
+
+    /**
+     * @return a store on the Cluster whose three masters listen on {@code ports}, built through the provider as
+     *     configuration builds it (2 s timeouts), with {@code more} settings
+     */
+    static LockStore clusterStore(String storeName, int[] ports, Map<String, String> more) {
+        Map<String, String> settings = new HashMap<>(Map.of(
+                "nodes",
+                HOST + ":" + ports[0] + ", " + HOST + ":" + ports[1] + ", " + HOST + ":" + ports[2],
+                "connect-timeout",
+                "2s",
+                "socket-timeout",
+                "2s"));
+        settings.putAll(more);
+        return new RedisLockStoreProvider().create(storeName, settings);
+    }
+
+    /** @return {@link #clusterStore} with {@code limits} on its audit trail, as the settings that configure them */
+    static LockStore clusterStore(String storeName, int[] ports, AuditLimits limits) {
+        return clusterStore(
+                storeName,
+                ports,
+                Map.of(
+                        "audit-max-records", Integer.toString(limits.maxRecords()),
+                        "audit-max-age", limits.maxAge().toString()));
     }
 
     /** @return a prefix of lock names that no other test run uses on the shared Redis */
