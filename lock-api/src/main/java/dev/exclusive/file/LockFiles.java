@@ -7,9 +7,12 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -152,8 +155,8 @@ final class LockFiles {
                 try {
                     opened = new RandomAccessFile(file.toFile(), access == Access.READ ? "r" : "rw");
                 } catch (FileNotFoundException e) {
-                    if (access != Access.CREATE && missing(file)) {
-                        continue; // removed since the check: the next round answers for a missing file
+                    if (access != Access.CREATE && (missing(file) || openAgain(file, access, deadline))) {
+                        continue; // removed since the check (and maybe made again): the next round looks anew
                     }
                     throw e;
                 }
@@ -199,6 +202,27 @@ final class LockFiles {
      * @return whether {@code file} is missing from a folder that is there
      * @throws NoSuchFileException if the folder itself is gone: that is a store failure, not a free lock
      */
+    /**
+     * @return whether opening {@code file} again is right, within the timeout: it could not be opened, yet it is there
+     *     now and opens for {@code access}, or it is gone again (another process's cleanup removed it and an
+     *     acquisition made it again, maybe more than once, in between); not when it exists but may not be opened
+     */
+    private static boolean openAgain(Path file, Access access, long deadline) {
+        if (System.nanoTime() >= deadline) {
+            return false;
+        }
+        Set<OpenOption> options = access == Access.READ
+                ? Set.of(StandardOpenOption.READ)
+                : Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try (FileChannel probe = FileChannel.open(file, options)) {
+            return true;
+        } catch (NoSuchFileException gone) {
+            return true;
+        } catch (IOException notAllowed) {
+            return false;
+        }
+    }
+
     private static boolean missing(Path file) throws NoSuchFileException {
         if (Files.exists(file)) {
             return false;
