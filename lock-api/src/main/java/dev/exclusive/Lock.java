@@ -49,6 +49,12 @@ public interface Lock {
      * can tell it the lock was released or expired, not on a fixed polling interval. {@link Duration#ZERO} makes
      * exactly one attempt.
      *
+     * <p>Threads of one registry that block on the same lock wait in line, in the order they came: only the first
+     * asks the store and waits for its wake-ups, so that the store sees one waiter per JVM, not one per thread. A
+     * thread that blocks while others of its registry wait goes to the end of the line without trying first, so
+     * a thread that releases and blocks again at once does not take the lock back ahead of them. There is no line
+     * across JVMs: the store decides which JVM's first waiter gets a lock, and {@link #get()} never waits in line.
+     *
      * @param wait the longest to wait
      * @return {@code true} if this handle now holds it
      * @throws InvalidLockDurationException if {@code wait} is {@code null}, negative or too large to compute with

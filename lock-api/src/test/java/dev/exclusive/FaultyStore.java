@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real store with faults injected on demand: an acquisition, a release or an extend that cannot reach the backend, or an
- * extend held back until the test lets it go, an audit trail that cannot be written, waits cut short. Counts list calls and waits, so a test can prove a path never lists.
+ * extend held back until the test lets it go, an audit trail that cannot be written, waits cut short. Counts attempts, list calls and waits, so a test can prove a path never lists.
  */
 final class FaultyStore implements LockStore {
 
@@ -26,6 +26,7 @@ final class FaultyStore implements LockStore {
     volatile boolean extendFails;
     volatile boolean auditFails;
     volatile ExtendHook extendHook = name -> {};
+    final AtomicInteger attempts = new AtomicInteger();
     final AtomicInteger extends_ = new AtomicInteger();
     final AtomicInteger lists = new AtomicInteger();
     final AtomicInteger waits = new AtomicInteger();
@@ -42,6 +43,7 @@ final class FaultyStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
+        attempts.incrementAndGet();
         if (acquireFails) {
             throw down(name);
         }

@@ -142,42 +142,82 @@ public final class DefaultLock implements Lock {
         long waitNanos = Durations.requireWaitNanos(wait, name, binding.name());
         long deadline = start + waitNanos;
         WaitPolicy policy = binding.store().waitPolicy();
-        for (int attempt = 0; ; attempt++) {
-            Acquisition outcome = attempt(start, attempt == 0 ? start : System.nanoTime());
-            if (outcome.acquired()) {
-                if (context.hasListeners()) {
-                    Duration waited = since(start);
-                    context.tell(listener -> listener.acquired(this, waited));
+        LocalQueue queue = context.queue(binding);
+        // Threads of this registry that already wait for the name go first: no attempt until this one's turn.
+        boolean askStore = waitNanos == 0 || !queue.hasWaiters(name);
+        Duration holderRemaining = null;
+        LocalQueue.Ticket ticket = null;
+        Duration acquiredFor = null;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                if (askStore) {
+                    Acquisition outcome = attempt(start, attempt == 0 ? start : System.nanoTime());
+                    if (outcome.acquired()) {
+                        acquiredFor = ttl;
+                        if (context.hasListeners()) {
+                            Duration waited = since(start);
+                            context.tell(listener -> listener.acquired(this, waited));
+                        }
+                        return true;
+                    }
+                    holderRemaining = ((Acquisition.Busy) outcome).remaining();
                 }
-                return true;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                if (context.hasListeners()) {
-                    Duration waited = since(start);
-                    if (waitNanos == 0) {
-                        context.tell(listener -> listener.busy(this, waited));
-                    } else {
-                        context.tell(listener -> listener.timedOut(this, waited));
+                if (System.nanoTime() - deadline >= 0) {
+                    return gaveUp(start, waitNanos);
+                }
+                if (attempt == 0 && context.hasListeners()) {
+                    // Before the interrupt check, so that an interrupted attempt has always been told as waiting.
+                    context.tell(listener -> listener.waiting(this));
+                }
+                if (Thread.interrupted()) {
+                    // Checked after an attempt and before waiting, so a wake-up this waiter received was used.
+                    throw interrupted(start, new InterruptedException());
+                }
+                if (ticket == null) {
+                    ticket = queue.join(name);
+                    if (!ticket.head) {
+                        try {
+                            if (!queue.awaitHead(ticket, deadline)) {
+                                return gaveUp(start, waitNanos);
+                            }
+                        } catch (InterruptedException e) {
+                            throw interrupted(start, e);
+                        }
+                        // The head before took the lock: it is busy for at most that hold's ttl. Else try now.
+                        holderRemaining = ticket.heldFor;
+                        askStore = holderRemaining != null;
+                    }
+                    if (!askStore) {
+                        askStore = true;
+                        continue;
                     }
                 }
-                return false;
+                long left = deadline - System.nanoTime();
+                long pause = Math.min(left, pause(policy, attempt, holderRemaining));
+                try {
+                    binding.store().awaitRelease(name, Duration.ofNanos(Math.max(pause, MIN_PAUSE_NANOS)));
+                } catch (InterruptedException e) {
+                    throw interrupted(start, e);
+                }
             }
-            if (attempt == 0 && context.hasListeners()) {
-                // Before the interrupt check, so that an interrupted attempt has always been told as waiting.
-                context.tell(listener -> listener.waiting(this));
-            }
-            if (Thread.interrupted()) {
-                // Checked after an attempt and before waiting, so a wake-up this waiter received was used.
-                throw interrupted(start, new InterruptedException());
-            }
-            long pause = Math.min(left, pause(policy, attempt, ((Acquisition.Busy) outcome).remaining()));
-            try {
-                binding.store().awaitRelease(name, Duration.ofNanos(Math.max(pause, MIN_PAUSE_NANOS)));
-            } catch (InterruptedException e) {
-                throw interrupted(start, e);
+        } finally {
+            if (ticket != null) {
+                queue.leave(ticket, acquiredFor);
             }
         }
+    }
+
+    /** Tells listeners that a {@code block} ends without the lock, and answers {@code false}. */
+    private boolean gaveUp(long start, long waitNanos) {
+        if (context.hasListeners()) {
+            Duration waited = since(start);
+            if (waitNanos == 0) {
+                context.tell(listener -> listener.busy(this, waited));
+            } else {
+                context.tell(listener -> listener.timedOut(this, waited));
+            }
+        }
+        return false;
     }
 
     /** Sets the interrupt flag again, tells listeners, and returns the exception for the waiter. */

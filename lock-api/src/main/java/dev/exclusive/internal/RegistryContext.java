@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * What every view of one registry shares: its stores, instance name, listeners, and the renewal threads that
- * {@code autoExtend} handles use (one per store), created the first time one needs it.
+ * What every view of one registry shares: its stores, instance name, listeners, the renewal threads that
+ * {@code autoExtend} handles use (one per store), created the first time one needs it, and the lines of threads
+ * that block on a busy lock ({@link LocalQueue}, one per store).
  */
 public final class RegistryContext implements AutoCloseable {
 
@@ -30,6 +31,7 @@ public final class RegistryContext implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ThreadFactory threads;
     private final Map<String, ScheduledThreadPoolExecutor> renewals = new ConcurrentHashMap<>();
+    private final Map<String, LocalQueue> queues = new ConcurrentHashMap<>();
     /** The stores whose audit trail failed a write since this registry started: warned once each. */
     private final Set<String> auditWarned = ConcurrentHashMap.newKeySet();
 
@@ -100,6 +102,12 @@ public final class RegistryContext implements AutoCloseable {
                 return created;
             });
         }
+    }
+
+    /** @return the line of this registry's threads that block on the locks of one store */
+    LocalQueue queue(StoreBinding binding) {
+        LocalQueue queue = queues.get(binding.name());
+        return queue != null ? queue : queues.computeIfAbsent(binding.name(), store -> new LocalQueue());
     }
 
     /**
