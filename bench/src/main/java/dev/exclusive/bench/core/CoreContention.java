@@ -80,6 +80,11 @@ public final class CoreContention {
 
     public static void report(Handoff.Result result, Handoff.Result reference) {
         System.out.println(result);
+        ratios(result, reference);
+    }
+
+    /** Prints {@code result}'s figures as ratios against {@code reference}'s, on one line. */
+    public static void ratios(Handoff.Result result, Handoff.Result reference) {
         System.out.printf(
                 Locale.ROOT,
                 "%-28s throughput %.2f×, handoff p50 %.2f×, p99 %.2f× %s%n",

@@ -42,7 +42,7 @@ import redis.clients.jedis.params.SetParams;
 public class RedisAcquireReleaseBenchmark {
 
     static final String URL = System.getProperty("redis.url", "redis://127.0.0.1:6379");
-    private static final String RELEASE =
+    static final String RELEASE =
             "if redis.call('GET', KEYS[1]) == ARGV[1] then " + "return redis.call('DEL', KEYS[1]) else return 0 end";
 
     private final String run = "bench-" + UUID.randomUUID().toString().substring(0, 8) + ":";

@@ -18,10 +18,14 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.params.SetParams;
 
 /**
  * Threads on one Redis lock with a 200 µs critical section: acquisitions per second and release-to-acquire
@@ -32,7 +36,11 @@ import org.redisson.config.Config;
  * (8 threads), at least 4× with p99 at most 1 ms (2 JVMs).
  *
  * <p>A critical section of 200 µs bounds throughput at 1 / (200 µs + handoff): about 5,000 per second even
- * with no handoff at all.
+ * with no handoff at all. So the 8 threads also run on the floor, the least any lock on one Redis must do per
+ * handoff: this JVM's threads queue on a fair {@code ReentrantLock}, and the one it lets through takes the Redis lock
+ * with {@code SET NX PX} and frees it with the compare-and-delete {@code EVALSHA} (two round trips, no wake-up
+ * message: nobody waits in Redis). Neither the store nor Redisson can beat it; their ratios against it show how
+ * much of the gap to a target is the machine's.
  *
  * <pre>java -cp bench/target/benchmarks.jar dev.exclusive.bench.redis.RedisContention [seconds] [threads]</pre>
  */
@@ -57,8 +65,15 @@ public final class RedisContention {
             reference = Handoff.run("Redisson RLock", redisson, threads, WORK_MICROS, seconds);
         }
         System.out.println(reference);
+        Handoff.Result floor;
+        try (Subject raw = floor(url, run)) {
+            floor = Handoff.run("floor (fair lock + SET NX)", raw, threads, WORK_MICROS, seconds);
+        }
+        CoreContention.report(floor, reference);
         try (Subject store = subject("store", url, run, threads)) {
-            CoreContention.report(Handoff.run("redis store", store, threads, WORK_MICROS, seconds), reference);
+            Handoff.Result result = Handoff.run("redis store", store, threads, WORK_MICROS, seconds);
+            CoreContention.report(result, reference);
+            CoreContention.ratios(result, floor);
         }
         int half = Math.max(1, threads / 2);
         System.out.printf("2 JVMs × %d threads, %d µs critical section%n", half, WORK_MICROS);
@@ -159,6 +174,41 @@ public final class RedisContention {
     private interface Subject extends Handoff.Subject, AutoCloseable {
         @Override
         void close();
+    }
+
+    /** The floor of one JVM: a fair in-JVM queue in front of the raw Redis lock; see the class comment. */
+    private static Subject floor(String url, String run) {
+        RedisClient jedis = RedisClient.create(URI.create(url));
+        String release = jedis.scriptLoad(RedisAcquireReleaseBenchmark.RELEASE);
+        ReentrantLock line = new ReentrantLock(true);
+        String key = run + "floor";
+        String owner = UUID.randomUUID().toString();
+        return new Subject() {
+            @Override
+            public void acquire() {
+                line.lock();
+                while (!"OK"
+                        .equals(jedis.set(key, owner, SetParams.setParams().nx().px(30_000)))) {
+                    LockSupport.parkNanos(100_000); // never: only this JVM's one thread at a time asks
+                }
+            }
+
+            @Override
+            public void release() {
+                try {
+                    if (!Long.valueOf(1).equals(jedis.evalsha(release, List.of(key), List.of(owner)))) {
+                        throw new IllegalStateException("the floor's lock was not held at its release");
+                    }
+                } finally {
+                    line.unlock();
+                }
+            }
+
+            @Override
+            public void close() {
+                jedis.close();
+            }
+        };
     }
 
     private static Subject subject(String kind, String url, String run, int threads) {
