@@ -96,10 +96,14 @@ final class Statements {
     final String probe;
 
     /**
-     * @param localOwners what the owners of this JVM start with ({@link dev.exclusive.internal.Owners#jvmPrefix()})
-     * @param marks       whether the table has {@code waited_until}; ignored but on PostgreSQL
+     * @param localOwners   what the owners of this JVM start with
+     *                      ({@link dev.exclusive.internal.Owners#jvmPrefix()})
+     * @param marks         whether the table has {@code waited_until}; ignored but on PostgreSQL
+     * @param timeoutMillis the longest a statement may run: MariaDB's {@link #acquire} sets it itself, since its
+     *                      {@code SET STATEMENT} replaces the one with {@code max_statement_time} that MariaDB
+     *                      Connector/J puts before a statement with a query timeout
      */
-    Statements(Database database, String table, String localOwners, boolean marks) {
+    Statements(Database database, String table, String localOwners, boolean marks, long timeoutMillis) {
         if (!OWNER_PREFIX.matcher(localOwners).matches()) {
             throw new IllegalArgumentException("owner prefix must be URL-safe Base64, got '" + localOwners + "'");
         }
@@ -135,7 +139,8 @@ final class Statements {
             // one upsert as before, in one round trip: a compound statement (BEGIN NOT ATOMIC: the read, then the
             // upsert unless busy) answers both in one, but made an acquire+release half as slow again, and an
             // INSERT ... SELECT reads its source with shared locks, which wait just the same.
-            this.acquire = "SET STATEMENT innodb_lock_wait_timeout = 0 FOR " + acquire;
+            this.acquire = "SET STATEMENT innodb_lock_wait_timeout = 0, max_statement_time = "
+                    + (timeoutMillis + 999) / 1000 + " FOR " + acquire;
             this.acquireWaiting = acquire;
             this.readBusy = "SELECT " + database.remainingMillis("expires_at") + " FROM " + table
                     + " WHERE name = ?2 AND owner <> ?1 AND expires_at > " + now;

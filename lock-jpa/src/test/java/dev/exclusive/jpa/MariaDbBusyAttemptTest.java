@@ -1,6 +1,7 @@
 package dev.exclusive.jpa;
 
 import static dev.exclusive.jpa.PostgresWaits.awaitTrue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -112,13 +113,39 @@ class MariaDbBusyAttemptTest {
                 "unknown, or the other acquirer's remaining time; got " + remaining);
     }
 
-    /** @return how many transactions of other sessions wait for a row lock now in a statement on {@link #TABLE} */
+    @Test
+    void aRetryByTheOwnerWhoseRowAnotherTransactionHoldsWaitsForItAndKeepsItsLease() throws Exception {
+        String name = "retry-" + UUID.randomUUID();
+        Acquisition.Acquired first =
+                assertInstanceOf(Acquisition.Acquired.class, store.tryAcquire(name, "holder", HOLDER, TTL));
+        CompletableFuture<Acquisition> retry;
+        try (Connection blocking = TestDatabase.MARIADB.connect()) {
+            blocking.setAutoCommit(false);
+            try (Statement statement = blocking.createStatement()) {
+                statement
+                        .executeQuery("SELECT 1 FROM " + TABLE + " WHERE name = '" + name + "' FOR UPDATE")
+                        .close();
+            }
+            retry = CompletableFuture.supplyAsync(() -> store.tryAcquire(name, "holder", HOLDER, TTL));
+            // live, but the caller's own: not busy to it, so it waits and decides on the row as it is then
+            awaitTrue(() -> waitingForARowLock() == 1, "the retry waits for the row");
+            blocking.commit();
+        }
+        Acquisition.Acquired again = assertInstanceOf(Acquisition.Acquired.class, retry.get(10, TimeUnit.SECONDS));
+        assertEquals(first.fence(), again.fence(), "the same hold, so the same fence");
+        assertTrue(store.release(name, "holder"));
+    }
+
+    /**
+     * @return how many upserts into {@link #TABLE} that wait for a row lock other sessions run now: those without a
+     *         zero lock wait (read from the processlist, since InnoDB's list of transactions did not always show one)
+     */
     private static int waitingForARowLock() {
         try (Connection connection = TestDatabase.MARIADB.connect();
                 Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM information_schema.INNODB_TRX"
-                        + " WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE '%" + TABLE + "%'"
-                        + " AND trx_mysql_thread_id <> CONNECTION_ID()")) {
+                ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST"
+                        + " WHERE COMMAND = 'Query' AND INFO LIKE '%INSERT INTO " + TABLE + " %'"
+                        + " AND INFO NOT LIKE '%innodb_lock_wait_timeout%' AND ID <> CONNECTION_ID()")) {
             rows.next();
             return rows.getInt(1);
         } catch (SQLException e) {
