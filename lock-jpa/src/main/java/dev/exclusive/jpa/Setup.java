@@ -104,10 +104,11 @@ final class Setup {
         } catch (PersistenceException e) {
             throw Failures.unavailable(storeName, "the database", null, e);
         }
-        Statements statements = new Statements(found.database(), table, localOwners, true);
+        Statements statements =
+                new Statements(found.database(), table, localOwners, true, transactions.timeoutMillis());
         prepareTable(statements, create);
         if (statements.marks && !markColumn(statements, create)) {
-            statements = new Statements(found.database(), table, localOwners, false);
+            statements = new Statements(found.database(), table, localOwners, false, transactions.timeoutMillis());
         }
         LocalSignals signals = SIGNALS.computeIfAbsent(
                 (found.url() == null ? "factory@" + System.identityHashCode(factory) : found.url()) + "|"
