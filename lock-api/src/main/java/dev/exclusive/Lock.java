@@ -49,11 +49,10 @@ public interface Lock {
      * can tell it the lock was released or expired, not on a fixed polling interval. {@link Duration#ZERO} makes
      * exactly one attempt.
      *
-     * <p>Threads of one registry that block on the same lock wait in line, in the order they came: only the first
-     * asks the store and waits for its wake-ups, so that the store sees one waiter per JVM, not one per thread. A
-     * thread that blocks while others of its registry wait goes to the end of the line without trying first, so
-     * a thread that releases and blocks again at once does not take the lock back ahead of them. There is no line
-     * across JVMs: the store decides which JVM's first waiter gets a lock, and {@link #get()} never waits in line.
+     * <p>Threads of one registry that find the same lock busy wait in line, in the order they found it busy: only
+     * the first waits on the store and asks it again, so that the store sees one waiter per JVM, not one per thread,
+     * and a release wakes one thread that is sure to try. As with a non-fair lock, a thread that comes along tries
+     * once before it joins the line, and takes a lock that is free at that moment, even ahead of the line.
      *
      * @param wait the longest to wait
      * @return {@code true} if this handle now holds it

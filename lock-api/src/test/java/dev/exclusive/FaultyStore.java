@@ -30,6 +30,10 @@ final class FaultyStore implements LockStore {
     final AtomicInteger extends_ = new AtomicInteger();
     final AtomicInteger lists = new AtomicInteger();
     final AtomicInteger waits = new AtomicInteger();
+    /** Threads in {@link #awaitRelease} now, and the most there were at once. */
+    final AtomicInteger waitingNow = new AtomicInteger();
+
+    final AtomicInteger mostWaiting = new AtomicInteger();
     /** The longest a wait for a release lasts, so a waiter retries often; {@code null}: as long as asked. */
     volatile Duration waitCap;
 
@@ -111,8 +115,13 @@ final class FaultyStore implements LockStore {
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         waits.incrementAndGet();
-        Duration cap = waitCap;
-        real.awaitRelease(name, cap != null && cap.compareTo(maxWait) < 0 ? cap : maxWait);
+        mostWaiting.accumulateAndGet(waitingNow.incrementAndGet(), Math::max);
+        try {
+            Duration cap = waitCap;
+            real.awaitRelease(name, cap != null && cap.compareTo(maxWait) < 0 ? cap : maxWait);
+        } finally {
+            waitingNow.decrementAndGet();
+        }
     }
 
     @Override

@@ -25,9 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Threads of one registry that block on one busy lock wait in line: only the first asks the store, a thread that
- * releases and blocks again goes behind those already waiting, and whoever leaves the line (acquired, gave up,
- * interrupted) lets the next one move up without losing the wake-ups the store gives.
+ * Threads of one registry that find one lock busy wait in line: only the first waits on the store, and whoever leaves
+ * the line (acquired, gave up, interrupted) lets the next one move up without losing the wake-ups the store gives.
  */
 class LocalQueueTest {
 
@@ -55,35 +54,7 @@ class LocalQueueTest {
     }
 
     @Test
-    void aThreadThatReleasesAndBlocksAgainGoesBehindTheThreadsAlreadyWaiting() throws Exception {
-        for (int round = 0; round < 20; round++) {
-            Lock first = registry.lock(NAME, LONG);
-            assertTrue(first.get());
-            int waitsBefore = store.waits.get();
-            List<String> order = new ArrayList<>();
-            Future<?> waiter = threads.submit(() -> {
-                Lock second = registry.lock(NAME, LONG);
-                assertTrue(second.block(LONG));
-                synchronized (order) {
-                    order.add("waiter");
-                }
-                assertTrue(second.release());
-                return null;
-            });
-            awaitTrue(() -> store.waits.get() > waitsBefore, "the waiter waits on the store");
-            assertTrue(first.release());
-            assertTrue(first.block(LONG));
-            synchronized (order) {
-                order.add("releaser");
-            }
-            assertTrue(first.release());
-            waiter.get(10, TimeUnit.SECONDS);
-            assertEquals(List.of("waiter", "releaser"), order, "round " + round);
-        }
-    }
-
-    @Test
-    void underContentionTheStoreAnswersAboutOneAttemptPerAcquisition() throws Exception {
+    void underContentionOneThreadOfTheRegistryWaitsOnTheStoreAtATime() throws Exception {
         int workers = 8;
         int each = 100;
         CountDownLatch start = new CountDownLatch(1);
@@ -104,14 +75,12 @@ class LocalQueueTest {
         for (Future<?> worker : running) {
             worker.get(60, TimeUnit.SECONDS);
         }
-        int acquisitions = workers * each;
-        int attempts = store.attempts.get();
-        // One per acquisition, plus the first attempt of each thread and a few races of a head with a release.
-        assertTrue(attempts <= acquisitions + acquisitions / 10 + workers, attempts + " attempts for " + acquisitions);
+        assertTrue(store.waits.get() > 0, "the threads waited");
+        assertEquals(1, store.mostWaiting.get(), "threads waiting on the store at once");
     }
 
     @Test
-    void aThreadInLineGivesUpAtTheEndOfItsWaitWithoutAskingTheStore() throws Exception {
+    void aThreadThatFindsOthersWaitingTriesOnceThenWaitsInLineUntilItsWaitEnds() throws Exception {
         assertTrue(registry.lock(NAME, LONG).get());
         Future<Boolean> head = threads.submit(() -> registry.lock(NAME, LONG).block(LONG));
         awaitTrue(() -> store.waits.get() > 0, "the head waits on the store");
@@ -121,7 +90,7 @@ class LocalQueueTest {
         long waited = System.nanoTime() - before;
         assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(200), "waited " + waited + " ns");
         assertTrue(waited < TimeUnit.SECONDS.toNanos(5), "waited " + waited + " ns");
-        assertEquals(attempts, store.attempts.get(), "the head alone asks the store");
+        assertEquals(attempts + 1, store.attempts.get(), "its own first attempt; then the head alone asks the store");
         assertEquals(1, timedOut.get());
         assertTrue(registry.forceRelease(NAME));
         assertTrue(head.get(10, TimeUnit.SECONDS));

@@ -142,26 +142,22 @@ public final class DefaultLock implements Lock {
         long waitNanos = Durations.requireWaitNanos(wait, name, binding.name());
         long deadline = start + waitNanos;
         WaitPolicy policy = binding.store().waitPolicy();
-        LocalQueue queue = context.queue(binding);
-        // Threads of this registry that already wait for the name go first: no attempt until this one's turn.
-        boolean askStore = waitNanos == 0 || !queue.hasWaiters(name);
+        LocalQueue queue = null;
         Duration holderRemaining = null;
         LocalQueue.Ticket ticket = null;
         Duration acquiredFor = null;
         try {
             for (int attempt = 0; ; attempt++) {
-                if (askStore) {
-                    Acquisition outcome = attempt(start, attempt == 0 ? start : System.nanoTime());
-                    if (outcome.acquired()) {
-                        acquiredFor = ttl;
-                        if (context.hasListeners()) {
-                            Duration waited = since(start);
-                            context.tell(listener -> listener.acquired(this, waited));
-                        }
-                        return true;
+                Acquisition outcome = attempt(start, attempt == 0 ? start : System.nanoTime());
+                if (outcome.acquired()) {
+                    acquiredFor = ttl;
+                    if (context.hasListeners()) {
+                        Duration waited = since(start);
+                        context.tell(listener -> listener.acquired(this, waited));
                     }
-                    holderRemaining = ((Acquisition.Busy) outcome).remaining();
+                    return true;
                 }
+                holderRemaining = ((Acquisition.Busy) outcome).remaining();
                 if (System.nanoTime() - deadline >= 0) {
                     return gaveUp(start, waitNanos);
                 }
@@ -174,6 +170,7 @@ public final class DefaultLock implements Lock {
                     throw interrupted(start, new InterruptedException());
                 }
                 if (ticket == null) {
+                    queue = context.queue(binding);
                     ticket = queue.join(name);
                     if (!ticket.head) {
                         try {
@@ -183,13 +180,12 @@ public final class DefaultLock implements Lock {
                         } catch (InterruptedException e) {
                             throw interrupted(start, e);
                         }
-                        // The head before took the lock: it is busy for at most that hold's ttl. Else try now.
+                        // The head before took the lock: it is busy for at most that hold's ttl, so wait for its
+                        // release without asking. Else (it gave up) try again at once.
                         holderRemaining = ticket.heldFor;
-                        askStore = holderRemaining != null;
-                    }
-                    if (!askStore) {
-                        askStore = true;
-                        continue;
+                        if (holderRemaining == null) {
+                            continue;
+                        }
                     }
                 }
                 long left = deadline - System.nanoTime();

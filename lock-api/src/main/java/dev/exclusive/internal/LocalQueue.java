@@ -6,11 +6,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The threads of one registry that block on a busy lock of one store, in the order they came: only the first,
- * the head, waits on the store (its attempts, its wake-ups); the others park here until they are first. So under
- * contention inside one JVM the store sees one waiter per name instead of one per thread: a release wakes a thread
- * that is sure to try, no thread that just released can take the lock back ahead of those already waiting here,
- * and the store answers one attempt per handoff instead of one from every waiter that wakes.
+ * The threads of one registry that found a lock of one store busy, in the order they did: only the first, the head,
+ * waits on the store (its attempts, its wake-ups); the others park here until they are first. So under contention
+ * inside one JVM the store sees one waiter per name instead of one per thread, and a release wakes a thread that is
+ * sure to try instead of one among several that each ask the store again. A thread that comes along still tries
+ * once before it joins the line, as a non-fair lock does: a lock that is free meanwhile (its release on its way to
+ * the head, or a holder elsewhere gone) is taken at once instead of after a wake-up.
  *
  * <p>A head leaves when it acquires, gives up or fails; the next in line is then the head. Told that the lock was
  * acquired ({@link #leave(Ticket, Duration)}), the new head knows the lock is busy without asking the store and
@@ -35,11 +36,6 @@ final class LocalQueue {
         Ticket(String name) {
             this.name = name;
         }
-    }
-
-    /** @return whether some thread of this registry waits for {@code name} now */
-    boolean hasWaiters(String name) {
-        return waiting.containsKey(name);
     }
 
     /** Puts the calling thread at the end of {@code name}'s line; it is the head at once if the line was empty. */
