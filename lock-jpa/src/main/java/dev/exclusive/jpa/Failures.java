@@ -32,12 +32,6 @@ final class Failures {
                 || sql.getErrorCode() == 90131; // H2 lock timeout, concurrent update
     }
 
-    /** A lock-wait timeout (MariaDB, MySQL): the statement gave up waiting for a row lock, or did not wait at all. */
-    static boolean isLockWait(PersistenceException e) {
-        SQLException sql = sqlCause(e);
-        return sql != null && sql.getErrorCode() == 1205;
-    }
-
     /** Another inserter won the first insert of a name. */
     static boolean isDuplicateKey(PersistenceException e) {
         SQLException sql = sqlCause(e);

@@ -49,16 +49,9 @@ import java.util.regex.Pattern;
  * where that row was live, unknown where another acquirer took it after the snapshot saw it free. A lock busy in the
  * snapshot is answered without inserting, so the attempt locks no row and writes nothing: a waiter's attempts do not
  * hold up the holder's release;</li>
- * <li>MariaDB: {@code SET STATEMENT innodb_lock_wait_timeout = 0, max_statement_time = <timeout> FOR INSERT ... ON
- * DUPLICATE KEY UPDATE} with one {@code CASE} per column, which MariaDB assigns left to right (fence, acquired_at and
- * holder read the row as it was, then owner is taken or kept, then expires_at follows the owner), {@code RETURNING} the
- * owner, the lease and the remaining time. The upsert locks the row before it decides, so it does not wait for a row
- * that another transaction holds: it fails at once, and a plain {@code SELECT} (InnoDB's consistent read, which takes
- * no lock) answers busy with the remaining time when the row is live for another owner; only a row that the read saw
- * free or the caller's own gets the same upsert again, waiting for the row lock, as another acquirer of it would. An
- * attempt on a busy lock thus never waits for the row lock, and neither the holder's release nor other waiters queue
- * behind it (it still locks a row that nobody holds for the instant of its own statement, where PostgreSQL's attempt
- * locks nothing);</li>
+ * <li>MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE} with one {@code CASE} per column, which MariaDB assigns
+ * left to right (fence, acquired_at and holder read the row as it was, then owner is taken or kept, then expires_at
+ * follows the owner), {@code RETURNING} the owner, the lease and the remaining time;</li>
  * <li>H2: {@code SELECT ... FROM FINAL TABLE (MERGE ... WHEN MATCHED AND <free, expired or own> THEN UPDATE ... WHEN
  * NOT MATCHED THEN INSERT ...)}; no row is busy, and the remaining time is then read by a second statement;</li>
  * <li>MySQL 8, which has no {@code RETURNING}: the earlier three steps in transactions of their own (take over with

@@ -57,9 +57,8 @@ final class LockTable {
     }
 
     /**
-     * One statement where the database has one ({@link Statements#acquire}), or on MariaDB, when another transaction
-     * holds the row, a read that answers busy or else the statement that waits; else (MySQL) the take-over, then
-     * (only when the row is neither live nor taken over) the first insert.
+     * One statement where the database has one ({@link Statements#acquire}); else (MySQL) the take-over, then (only
+     * when the row is neither live nor taken over) the first insert.
      */
     private Acquisition attempt(String name, String owner, String holder, long ttlMillis) {
         if (statements.acquire != null) {
@@ -67,19 +66,10 @@ final class LockTable {
             try {
                 rows = transactions.rows(statements.acquire, owner, holder, ttlMillis, name);
             } catch (PersistenceException e) {
-                if (statements.acquireWaiting != null && Failures.isLockWait(e)) {
-                    List<Object[]> busy = transactions.rows(statements.readBusy, owner, name);
-                    if (!busy.isEmpty()) {
-                        return new Acquisition.Busy(Duration.ofMillis(Math.max(0, number(busy.get(0)[0]))));
-                    }
-                    // free or the owner's own as the read saw it: wait for the row as it is and decide on it
-                    rows = transactions.rows(statements.acquireWaiting, owner, holder, ttlMillis, name);
-                } else if (Failures.isDuplicateKey(e)) {
-                    // another inserter won just now (H2); its lease is fresh
-                    return new Acquisition.Busy(Duration.ZERO);
-                } else {
+                if (!Failures.isDuplicateKey(e)) {
                     throw e;
                 }
+                return new Acquisition.Busy(Duration.ZERO); // another inserter won just now (H2); its lease is fresh
             }
             if (rows.isEmpty()) {
                 List<Object[]> live = transactions.rows(statements.readRemaining, name);

@@ -104,11 +104,10 @@ final class Setup {
         } catch (PersistenceException e) {
             throw Failures.unavailable(storeName, "the database", null, e);
         }
-        Statements statements =
-                new Statements(found.database(), table, localOwners, true, transactions.timeoutMillis());
+        Statements statements = new Statements(found.database(), table, localOwners, true);
         prepareTable(statements, create);
         if (statements.marks && !markColumn(statements, create)) {
-            statements = new Statements(found.database(), table, localOwners, false, transactions.timeoutMillis());
+            statements = new Statements(found.database(), table, localOwners, false);
         }
         LocalSignals signals = SIGNALS.computeIfAbsent(
                 (found.url() == null ? "factory@" + System.identityHashCode(factory) : found.url()) + "|"

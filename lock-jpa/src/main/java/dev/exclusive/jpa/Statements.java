@@ -27,22 +27,9 @@ final class Statements {
      * one row {@code (took, fence, acquired-at ms, expires-at ms, remaining ms)}: {@code took} 1 is the lease, 0 a
      * live row of another owner with its remaining time, or {@code NULL} for it when unknown (PostgreSQL: another
      * acquirer took the row after the statement's snapshot saw it free). No row (H2 when busy; PostgreSQL when
-     * another inserter of the name won just now): ask {@link #readRemaining}. On MariaDB it fails at once with a
-     * lock-wait timeout (1205) when another transaction holds the row: ask {@link #readBusy}, then, unless busy,
-     * {@link #acquireWaiting}. {@code null} on MySQL.
+     * another inserter of the name won just now): ask {@link #readRemaining}. {@code null} on MySQL.
      */
     final String acquire;
-    /**
-     * MariaDB's upsert of {@link #acquire} without its zero lock wait: it waits for the row lock and decides on the
-     * row as the other transaction left it; parameters and answer as {@link #acquire}. Run only when
-     * {@link #readBusy} saw the row free or the owner's. {@code null} elsewhere.
-     */
-    final String acquireWaiting;
-    /**
-     * The remaining ms of a lease live for another owner than the caller's, in a consistent read that takes no lock
-     * (MariaDB): owner, name. No row when the row is free, expired, the owner's own, or not there.
-     */
-    final String readBusy;
     /** The PostgreSQL channel that releases notify with the freed name, and that waiters listen on. */
     final String channel;
     /** Takes over an existing free or expired row, or renews the owner's own: owner, holder, ttl ms, name. */
@@ -96,14 +83,10 @@ final class Statements {
     final String probe;
 
     /**
-     * @param localOwners   what the owners of this JVM start with
-     *                      ({@link dev.exclusive.internal.Owners#jvmPrefix()})
-     * @param marks         whether the table has {@code waited_until}; ignored but on PostgreSQL
-     * @param timeoutMillis the longest a statement may run: MariaDB's {@link #acquire} sets it itself, since its
-     *                      {@code SET STATEMENT} replaces the one with {@code max_statement_time} that MariaDB
-     *                      Connector/J puts before a statement with a query timeout
+     * @param localOwners what the owners of this JVM start with ({@link dev.exclusive.internal.Owners#jvmPrefix()})
+     * @param marks       whether the table has {@code waited_until}; ignored but on PostgreSQL
      */
-    Statements(Database database, String table, String localOwners, boolean marks, long timeoutMillis) {
+    Statements(Database database, String table, String localOwners, boolean marks) {
         if (!OWNER_PREFIX.matcher(localOwners).matches()) {
             throw new IllegalArgumentException("owner prefix must be URL-safe Base64, got '" + localOwners + "'");
         }
@@ -130,25 +113,7 @@ final class Statements {
                         + " WHERE name = ?4 AND (owner IS NULL OR owner = ?1 OR expires_at <= " + now + ")";
         this.takeOver = takeOver;
         this.channel = channel(table);
-        String acquire = acquire(database, table, mine, nextFence);
-        if (database == Database.MARIADB) {
-            // The upsert locks the duplicate row before it decides, so it would wait for any transaction that holds
-            // the row, and an attempt on a busy lock would queue behind it (with the holder's release and every
-            // other waiter's attempt behind that). Without a wait it fails at once instead, and a plain SELECT, which
-            // InnoDB answers from a consistent read without a lock, tells busy from free. Uncontended this is the
-            // one upsert as before, in one round trip: a compound statement (BEGIN NOT ATOMIC: the read, then the
-            // upsert unless busy) answers both in one, but made an acquire+release half as slow again, and an
-            // INSERT ... SELECT reads its source with shared locks, which wait just the same.
-            this.acquire = "SET STATEMENT innodb_lock_wait_timeout = 0, max_statement_time = "
-                    + (timeoutMillis + 999) / 1000 + " FOR " + acquire;
-            this.acquireWaiting = acquire;
-            this.readBusy = "SELECT " + database.remainingMillis("expires_at") + " FROM " + table
-                    + " WHERE name = ?2 AND owner <> ?1 AND expires_at > " + now;
-        } else {
-            this.acquire = acquire;
-            this.acquireWaiting = null;
-            this.readBusy = null;
-        }
+        this.acquire = acquire(database, table, mine, nextFence);
         this.insert = database.insertFirstRow(
                 table, "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", " + database.nowMicros() + ")");
         this.readLease = "SELECT fence, " + database.epochMillis("acquired_at") + ", "

@@ -79,11 +79,6 @@ final class Transactions {
         this.connections = jta ? null : Connections.of(factory, timeoutMillis);
     }
 
-    /** @return the longest a statement may run, in ms (at least one second) */
-    int timeoutMillis() {
-        return timeoutMillis;
-    }
-
     /**
      * @return the unit's connections, for work that needs one of its own (a listening connection), or {@code null}
      *         when statements go through Jakarta Persistence transactions
