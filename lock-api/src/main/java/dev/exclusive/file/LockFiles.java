@@ -199,16 +199,12 @@ final class LockFiles {
     }
 
     /**
-     * @return whether {@code file} is missing from a folder that is there
-     * @throws NoSuchFileException if the folder itself is gone: that is a store failure, not a free lock
-     */
-    /**
      * @return whether opening {@code file} again is right, within the timeout: it could not be opened, yet it is there
      *     now and opens for {@code access}, or it is gone again (another process's cleanup removed it and an
      *     acquisition made it again, maybe more than once, in between); not when it exists but may not be opened
      */
     private static boolean openAgain(Path file, Access access, long deadline) {
-        if (System.nanoTime() >= deadline) {
+        if (System.nanoTime() - deadline >= 0) {
             return false;
         }
         Set<OpenOption> options = access == Access.READ
@@ -223,6 +219,10 @@ final class LockFiles {
         }
     }
 
+    /**
+     * @return whether {@code file} is missing from a folder that is there
+     * @throws NoSuchFileException if the folder itself is gone: that is a store failure, not a free lock
+     */
     private static boolean missing(Path file) throws NoSuchFileException {
         if (Files.exists(file)) {
             return false;
