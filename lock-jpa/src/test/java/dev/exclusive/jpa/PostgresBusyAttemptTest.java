@@ -1,75 +1,45 @@
 package dev.exclusive.jpa;
 
-import static dev.exclusive.jpa.PostgresWaits.awaitTrue;
 import static dev.exclusive.jpa.PostgresWaits.blocked;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exclusive.LockHolder;
 import dev.exclusive.spi.Acquisition;
-import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * On PostgreSQL an attempt on a lock that is busy changes nothing: it neither locks the row (which the holder's
  * release would then wait for) nor answers a remaining time read from a row version that is no longer the lock's.
- * A third connection plays the concurrent transaction, holding the row uncommitted.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class PostgresBusyAttemptTest {
+class PostgresBusyAttemptTest extends AbstractBusyAttemptTest {
 
-    private static final LockHolder HOLDER = new LockHolder("test", "main", "");
     private static final String TABLE = "exclusive_lock_busy";
-    private static final Duration TTL = Duration.ofSeconds(60);
 
-    private EntityManagerFactory factory;
-    private JpaLockStore store;
-
-    @BeforeAll
-    void openStore() throws SQLException {
-        TestDatabase.POSTGRES.assumeAvailable();
-        TestDatabase.POSTGRES.dropTable(TABLE);
-        factory = TestDatabase.POSTGRES.open();
-        store = JpaLockStore.builder(factory)
-                .storeName("busy")
-                .table(TABLE)
-                .createTable(true)
-                .timeout(Duration.ofSeconds(10))
-                .build();
+    PostgresBusyAttemptTest() {
+        super(TestDatabase.POSTGRES, TABLE);
     }
 
-    @AfterAll
-    void closeStore() {
-        if (store != null) {
-            store.close();
-        }
-        if (factory != null) {
-            factory.close();
-        }
+    @Override
+    String takeOverForAnother(String name) {
+        return "UPDATE " + TABLE + " SET owner = 'other', expires_at = CURRENT_TIMESTAMP + INTERVAL '60 seconds'"
+                + " WHERE name = '" + name + "'";
+    }
+
+    @Override
+    int waitingAttempts() {
+        return blocked("ON CONFLICT", TABLE);
     }
 
     @Test
     void anAttemptOnALockLiveForAnotherOwnerAnswersBusyWithoutWaitingForTheRowLock() throws Exception {
         String name = "busy-" + UUID.randomUUID();
         assertTrue(store.tryAcquire(name, "holder", HOLDER, TTL).acquired());
-        try (Connection blocking = TestDatabase.POSTGRES.connect()) {
-            blocking.setAutoCommit(false);
-            try (Statement statement = blocking.createStatement()) {
-                statement
-                        .executeQuery("SELECT 1 FROM " + TABLE + " WHERE name = '" + name + "' FOR UPDATE")
-                        .close();
-            }
+        try (Connection blocking = holdingTheRow(name)) {
             CompletableFuture<Acquisition> attempt =
                     CompletableFuture.supplyAsync(() -> store.tryAcquire(name, "waiter", HOLDER, TTL));
             try {
@@ -83,30 +53,5 @@ class PostgresBusyAttemptTest {
             }
         }
         assertTrue(store.release(name, "holder"));
-    }
-
-    @Test
-    void anAttemptThatLosesAFreedRowToAnotherAcquirerDoesNotAnswerThatNoTimeRemains() throws Exception {
-        String name = "lost-" + UUID.randomUUID();
-        assertTrue(store.tryAcquire(name, "first", HOLDER, TTL).acquired());
-        assertTrue(store.release(name, "first"));
-        CompletableFuture<Acquisition> attempt;
-        try (Connection other = TestDatabase.POSTGRES.connect()) {
-            other.setAutoCommit(false);
-            try (Statement statement = other.createStatement()) {
-                statement.executeUpdate("UPDATE " + TABLE + " SET owner = 'other', expires_at = CURRENT_TIMESTAMP"
-                        + " + INTERVAL '60 seconds' WHERE name = '" + name + "'");
-            }
-            attempt = CompletableFuture.supplyAsync(() -> store.tryAcquire(name, "waiter", HOLDER, TTL));
-            awaitTrue(() -> blocked("ON CONFLICT", TABLE) == 1, "the attempt waits for the other acquirer's row");
-            other.commit();
-        }
-        Acquisition outcome = attempt.get(10, TimeUnit.SECONDS);
-        assertFalse(outcome.acquired());
-        Duration remaining = ((Acquisition.Busy) outcome).remaining();
-        // the row the statement saw was free: 0 ms would have its waiter retry at once, again and again
-        assertTrue(
-                remaining == null || remaining.compareTo(Duration.ofSeconds(30)) > 0,
-                "unknown, or the other acquirer's remaining time; got " + remaining);
     }
 }
