@@ -113,11 +113,17 @@ class LocalQueueTest {
                 interrupted.complete(Thread.currentThread().isInterrupted() ? e : new AssertionError("flag lost", e));
             }
         });
+        awaitTrue(() -> inLine.get() != null && inLine.get().getState() == Thread.State.TIMED_WAITING, "in line");
+        // The last comes once the second is in line, and is in line itself before the holder releases: else it could
+        // take the freed lock on its first attempt, ahead of the head, as any newcomer may.
+        AtomicReference<Thread> lastInLine = new AtomicReference<>();
         Future<Boolean> last = threads.submit(() -> {
-            awaitTrue(() -> inLine.get() != null, "the second is in line");
+            lastInLine.set(Thread.currentThread());
             return registry.lock(NAME, LONG).block(LONG);
         });
-        awaitTrue(() -> inLine.get() != null && inLine.get().getState() == Thread.State.TIMED_WAITING, "in line");
+        awaitTrue(
+                () -> lastInLine.get() != null && lastInLine.get().getState() == Thread.State.TIMED_WAITING,
+                "the last in line");
         inLine.get().interrupt();
         assertInstanceOf(LockInterruptedException.class, interrupted.get(10, TimeUnit.SECONDS));
         assertTrue(holder.release());
