@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.exclusive.contract.LockStoreContract;
 import dev.exclusive.memory.MemoryLockStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -170,12 +170,6 @@ class LocalQueueTest {
     }
 
     private static void awaitTrue(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("not within 10 s: " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
+        LockStoreContract.awaitTrue(condition, Duration.ofSeconds(10), what);
     }
 }

@@ -1,11 +1,11 @@
 package dev.exclusive;
 
+import static dev.exclusive.contract.LockStoreContract.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.exclusive.memory.MemoryLockStore;
 import java.time.Duration;
@@ -13,7 +13,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -311,20 +310,5 @@ class LockHandleTest {
                 .filter(t -> t.getName().equals(name))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no thread named " + name));
-    }
-
-    private static void awaitTrue(BooleanSupplier condition, Duration max) {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("condition not met within " + max);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail("interrupted");
-            }
-        }
     }
 }

@@ -1172,11 +1172,19 @@ public abstract class LockStoreContract {
     }
 
     /** Polls {@code condition} until it holds, failing after {@code max}. */
-    protected static void awaitTrue(BooleanSupplier condition, Duration max) {
+    public static void awaitTrue(BooleanSupplier condition, Duration max) {
+        awaitTrue(condition, max, "condition");
+    }
+
+    /**
+     * Polls {@code condition} every 10 ms until it holds, failing after {@code max} with {@code what}. Public, as
+     * the other one, for lock-api's tests that need no store contract.
+     */
+    public static void awaitTrue(BooleanSupplier condition, Duration max, String what) {
         long deadline = System.nanoTime() + max.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                fail("condition not met within " + max);
+                fail(what + " not met within " + max);
             }
             try {
                 Thread.sleep(10);
