@@ -42,8 +42,9 @@ import redis.clients.jedis.params.SetParams;
 public class RedisAcquireReleaseBenchmark {
 
     static final String URL = System.getProperty("redis.url", "redis://127.0.0.1:6379");
+    /** The floor's release, for every Redis benchmark: delete the key if the owner matches, in one script. */
     static final String RELEASE =
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then " + "return redis.call('DEL', KEYS[1]) else return 0 end";
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 
     private final String run = "bench-" + UUID.randomUUID().toString().substring(0, 8) + ":";
     private final LockHolder holder = new LockHolder("bench", "main", "");

@@ -28,9 +28,6 @@ import redis.clients.jedis.params.SetParams;
  */
 public final class RedisInstructions {
 
-    private static final String RELEASE =
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
-
     private RedisInstructions() {}
 
     public static void main(String[] args) throws Exception {
@@ -55,7 +52,7 @@ public final class RedisInstructions {
                 .start();
         try (Jedis jedis = connect(port);
                 RedisLockStore store = RedisLockStore.create(URI.create("redis://127.0.0.1:" + port))) {
-            String sha = jedis.scriptLoad(RELEASE);
+            String sha = jedis.scriptLoad(RedisAcquireReleaseBenchmark.RELEASE);
             LockHolder holder = new LockHolder("bench", "main", "");
             Runnable floor = () -> {
                 for (int i = 0; i < operations; i++) {

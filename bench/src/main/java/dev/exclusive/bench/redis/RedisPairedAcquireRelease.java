@@ -25,8 +25,6 @@ import redis.clients.jedis.params.SetParams;
  */
 public final class RedisPairedAcquireRelease {
 
-    private static final String RELEASE =
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
     private static final int OPS = 1_000;
 
     private RedisPairedAcquireRelease() {}
@@ -39,7 +37,7 @@ public final class RedisPairedAcquireRelease {
                 LockRegistry registry = LockRegistry.builder()
                         .store("redis", RedisLockStore.create(URI.create(url)))
                         .build()) {
-            String sha = jedis.scriptLoad(RELEASE);
+            String sha = jedis.scriptLoad(RedisAcquireReleaseBenchmark.RELEASE);
             Runnable floor = () -> {
                 String key = run + "raw";
                 for (int i = 0; i < OPS; i++) {
