@@ -492,7 +492,7 @@ static_checks() {
 coverage() { # every command of the documents' bash blocks ran, or is listed here with the reason it did not
   CONFIG=coverage
   local not_run=(
-    'mvn -B verify' # CI runs it just before this script
+    'mvn -B -T 2 verify' # CI runs it just before this script
     'mvn -B -pl it verify' # the integration tests; CI's mvn -B verify runs them
     'it/src/test/demo/check-docs.sh' # this script
     # README's "Releasing": setting a release version, signing and deploying are a maintainer's steps, never CI's
