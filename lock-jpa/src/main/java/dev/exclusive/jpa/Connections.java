@@ -9,9 +9,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,12 +28,39 @@ import java.util.regex.Pattern;
  * {@code hibernate.connection.autocommit=false}, its default) is switched on for the statement and back before it
  * is returned, which costs a round trip each way on MariaDB: the store's own unit should hand out connections in
  * autocommit ({@code hibernate.connection.autocommit=true}; a data source does by default).
+ *
+ * <p><b>Timeouts.</b> A query timeout alone does not bound a statement whose network falls silent on an open
+ * connection: the read of its answer is not interrupted, and without a socket timeout in the unit's URL it waits for
+ * ever. So each borrowed connection gets the store's network timeout (JDBC 4.1 {@link Connection#setNetworkTimeout}),
+ * and its own is restored before it goes back; past it the driver aborts the connection, the statement fails, and
+ * the pool discards the closed connection. Whether a statement also gets a query timeout depends on the driver:
+ * <ul>
+ * <li>PostgreSQL's and MySQL Connector/J's cancel a statement from a timer thread, on a new connection to the server,
+ * and wait for that cancel after a failed read: a timer task per statement (on PostgreSQL 0.06 of the uncontended
+ * acquire+release ratio to raw JDBC), and on a silent network the cancel's own timeout ({@code cancelSignalTimeout},
+ * 10 s) on top of the network timeout. Their statements get the network timeout only, of the store's timeout. A
+ * statement that waits longer for a row lock then fails as well, its connection closed; the server may still carry
+ * it out when the lock is let go, as with any answer lost on the way;</li>
+ * <li>the others (MariaDB Connector/J bounds the statement on the server) keep the query timeout, which leaves the
+ * connection usable, and get a network timeout a second longer, so that a live server's answer comes first;</li>
+ * <li>a driver or pool without network timeouts, one that refuses them or (H2 embedded) keeps 0, asked once per
+ * store: the query timeout only.</li>
+ * </ul>
  */
 final class Connections {
 
     private static final Pattern ORDINAL = Pattern.compile("\\?(\\d+)");
     private static final String PROVIDER = "org.hibernate.engine.jdbc.connections.spi.ConnectionProvider";
     private static final String SESSION_FACTORY = "org.hibernate.engine.spi.SessionFactoryImplementor";
+    /** How long past its query timeout a statement waits for the server's answer to the cancel. */
+    private static final int CANCEL_GRACE_MILLIS = 1_000;
+    /** A connection's network timeout that this class did not set. */
+    private static final int UNSET = -1;
+    /**
+     * Runs what the driver gives it at once, on the caller's thread: MySQL Connector/J sets the network timeout
+     * through it, which must have happened before the statement runs.
+     */
+    private static final Executor DIRECT = Runnable::run;
 
     /** What a statement's work does with its connection. */
     @FunctionalInterface
@@ -46,11 +75,20 @@ final class Connections {
     private final MethodHandle close;
     private final int timeoutSeconds;
     private final ConcurrentHashMap<String, Prepared> prepared = new ConcurrentHashMap<>();
+    /** Whether the connections take a network timeout: true until one refuses it or does not keep it. */
+    private volatile boolean networkTimeouts = true;
+    /** Whether statements get a query timeout besides the network timeout: see the class javadoc. */
+    private volatile boolean queryTimeouts = true;
+    /** The network timeout a borrowed connection gets. */
+    private volatile int networkTimeoutMillis;
+    /** Whether the driver has been asked what it does with timeouts, which happens once. */
+    private volatile boolean checked;
 
     private Connections(MethodHandle open, MethodHandle close, int timeoutSeconds) {
         this.open = open;
         this.close = close;
         this.timeoutSeconds = timeoutSeconds;
+        this.networkTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, timeoutSeconds * 1_000L + CANCEL_GRACE_MILLIS);
     }
 
     /**
@@ -89,7 +127,9 @@ final class Connections {
     <T> T run(Work<T> work) {
         Connection connection = open();
         boolean switched = false;
+        int networkTimeout = UNSET;
         try {
+            networkTimeout = bound(connection);
             if (!connection.getAutoCommit()) {
                 connection.setAutoCommit(true);
                 switched = true;
@@ -98,7 +138,60 @@ final class Connections {
         } catch (SQLException e) {
             throw new PersistenceException(e.getMessage(), e);
         } finally {
+            unbound(connection, networkTimeout);
             release(connection, switched);
+        }
+    }
+
+    /**
+     * Gives {@code connection} the store's network timeout, unless the connections proved that they do not take one.
+     *
+     * @return the connection's own network timeout, to restore, or {@link #UNSET} if it has not been changed
+     * @throws SQLException if the connection fails (it is closed, say)
+     */
+    private int bound(Connection connection) throws SQLException {
+        if (!networkTimeouts) {
+            return UNSET;
+        }
+        int millis = networkTimeoutMillis;
+        int previous;
+        try {
+            previous = connection.getNetworkTimeout();
+            connection.setNetworkTimeout(DIRECT, millis);
+        } catch (SQLFeatureNotSupportedException | UnsupportedOperationException | AbstractMethodError e) {
+            networkTimeouts = false;
+            return UNSET;
+        }
+        if (!checked) {
+            if (connection.getNetworkTimeout() != millis) {
+                networkTimeouts = false;
+                connection.setNetworkTimeout(DIRECT, previous);
+                return UNSET;
+            }
+            if (cancelsOnANewConnection(connection)) {
+                networkTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, timeoutSeconds * 1_000L);
+                queryTimeouts = false;
+            }
+            checked = true;
+        }
+        return previous;
+    }
+
+    /** @return whether the driver cancels a statement through a new connection, from a timer: see the class javadoc */
+    private static boolean cancelsOnANewConnection(Connection connection) throws SQLException {
+        String driver = String.valueOf(connection.getMetaData().getDriverName());
+        return driver.startsWith("PostgreSQL") || driver.startsWith("MySQL Connector");
+    }
+
+    /** Gives {@code connection} back its own network timeout, if {@link #bound} changed it. */
+    private static void unbound(Connection connection, int previous) {
+        if (previous == UNSET) {
+            return;
+        }
+        try {
+            connection.setNetworkTimeout(DIRECT, previous);
+        } catch (SQLException | RuntimeException e) {
+            // An aborted connection refuses it: the source discards a closed connection.
         }
     }
 
@@ -158,7 +251,9 @@ final class Connections {
         Prepared jdbc = prepared.computeIfAbsent(sql, Connections::toJdbc);
         PreparedStatement statement = connection.prepareStatement(jdbc.sql());
         try {
-            statement.setQueryTimeout(timeoutSeconds);
+            if (queryTimeouts || !networkTimeouts) {
+                statement.setQueryTimeout(timeoutSeconds);
+            }
             for (int i = 0; i < jdbc.arguments().length; i++) {
                 statement.setObject(i + 1, arguments[jdbc.arguments()[i]]);
             }

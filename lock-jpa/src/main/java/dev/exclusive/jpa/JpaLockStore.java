@@ -133,8 +133,13 @@ import java.util.regex.Pattern;
  * {@code exclude-unlisted-classes}), is {@code RESOURCE_LOCAL} over a non-JTA data source (or JDBC URL), and
  * sets the driver's connect and socket timeouts so that a database that is down is reported within the store's
  * timeout (PostgreSQL {@code connectTimeout}, {@code socketTimeout}, {@code loginTimeout}; MariaDB
- * {@code connectTimeout}, {@code socketTimeout}). The store sets {@code jakarta.persistence.query.timeout} on each
- * of its statements (at least one second, the JDBC granularity). Hibernate's bytecode enhancement is not needed.
+ * {@code connectTimeout}, {@code socketTimeout}). The store bounds each of its statements by its timeout (at least
+ * one second, the JDBC granularity): on connections of the unit's own source (Hibernate), with the connection's
+ * JDBC network timeout, which also ends a statement whose network falls silent when the URL sets no socket timeout,
+ * and with a query timeout where the driver's is cheap or there is no network timeout (PostgreSQL's and MySQL
+ * Connector/J's cost a timer task and a cancel connection per statement, and are left out);
+ * through Jakarta Persistence, with {@code jakarta.persistence.query.timeout}. Hibernate's bytecode enhancement is
+ * not needed.
  *
  * <p><b>Failures.</b> Any other persistence or JDBC failure becomes a {@link LockStoreUnavailableException}
  * carrying the cause. An acquisition whose commit outcome is unknown leaves at most a lease that expires at its
