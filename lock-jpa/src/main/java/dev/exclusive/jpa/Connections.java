@@ -161,6 +161,13 @@ final class Connections {
         } catch (SQLFeatureNotSupportedException | UnsupportedOperationException | AbstractMethodError e) {
             networkTimeouts = false;
             return UNSET;
+        } catch (SQLException e) {
+            if (checked) {
+                throw e; // it took one before: this connection fails, and so would its statement
+            }
+            // a pool that refuses it outright (some refuse it on their wrapper): the query timeout, as before
+            networkTimeouts = false;
+            return UNSET;
         }
         if (!checked) {
             if (connection.getNetworkTimeout() != millis) {
