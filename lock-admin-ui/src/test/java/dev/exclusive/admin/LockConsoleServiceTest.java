@@ -11,6 +11,7 @@ import dev.exclusive.admin.internal.ConsoleSettings;
 import dev.exclusive.file.FileLockStore;
 import dev.exclusive.memory.MemoryLockStore;
 import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +19,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -68,6 +71,31 @@ class LockConsoleServiceTest {
         Lock lock = registry.store(store).lock(name, ttl);
         assertThat(lock.get()).as("acquire %s in %s", name, store).isTrue();
         return lock;
+    }
+
+    /**
+     * Deletes the file store's folder, its files first, again while it is not empty: the store's background cleanup,
+     * which the first acquisition starts, may still be working in it (under load, CI once found a file there between
+     * the deletion of the files and that of the folder).
+     */
+    private void deleteLockFolder() throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try (Stream<Path> files = Files.list(lockFolder)) {
+                for (Path file : files.toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+            try {
+                Files.delete(lockFolder);
+                return;
+            } catch (DirectoryNotEmptyException stillWorkedIn) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw stillWorkedIn;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            }
+        }
     }
 
     private static List<String> names(List<LockInfo> locks) {
@@ -163,12 +191,7 @@ class LockConsoleServiceTest {
     void aStoreThatCannotBeReachedBecomesAProblemWhileTheOthersStillList() throws IOException {
         take("local", "still-listed", Duration.ofMinutes(1));
         take("files", "lost", Duration.ofMinutes(1));
-        try (Stream<Path> files = Files.list(lockFolder)) {
-            for (Path file : files.toList()) {
-                Files.delete(file);
-            }
-        }
-        Files.delete(lockFolder);
+        deleteLockFolder();
 
         LockSnapshot snapshot = service.read(LockFilter.all());
 
