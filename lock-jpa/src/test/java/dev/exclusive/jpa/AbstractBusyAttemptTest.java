@@ -48,19 +48,7 @@ abstract class AbstractBusyAttemptTest {
 
     /** @return a connection whose open transaction holds {@code name}'s row lock; commit it to let go */
     Connection holdingTheRow(String name) throws SQLException {
-        Connection blocking = database.connect();
-        try {
-            blocking.setAutoCommit(false);
-            try (Statement statement = blocking.createStatement()) {
-                statement
-                        .executeQuery("SELECT 1 FROM " + table + " WHERE name = '" + name + "' FOR UPDATE")
-                        .close();
-            }
-            return blocking;
-        } catch (SQLException | RuntimeException e) {
-            blocking.close();
-            throw e;
-        }
+        return database.holdingTheRow(table, name);
     }
 
     @BeforeAll

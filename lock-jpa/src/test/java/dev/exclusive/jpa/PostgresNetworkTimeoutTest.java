@@ -77,7 +77,7 @@ class PostgresNetworkTimeoutTest {
                         "jdbc:postgresql://127.0.0.1:5432/test?connectTimeout=2&loginTimeout=2"));
                 JpaLockStore store = store(factory)) {
             assertTrue(store.tryAcquire("row", "a", HOLDER, TTL).acquired());
-            try (Connection holding = holdingTheRow("row")) {
+            try (Connection holding = DATABASE.holdingTheRow(TABLE, "row")) {
                 within(() -> store.release("row", "a"));
                 holding.commit();
             }
@@ -96,21 +96,6 @@ class PostgresNetworkTimeoutTest {
                 .createTable(true)
                 .timeout(TIMEOUT)
                 .build();
-    }
-
-    /** @return a connection whose open transaction holds {@code name}'s row lock; commit it to let go */
-    private static Connection holdingTheRow(String name) throws SQLException {
-        Connection blocking = DATABASE.connect();
-        try {
-            blocking.setAutoCommit(false);
-            blocking.createStatement()
-                    .executeQuery("SELECT 1 FROM " + TABLE + " WHERE name = '" + name + "' FOR UPDATE")
-                    .close();
-            return blocking;
-        } catch (SQLException | RuntimeException e) {
-            blocking.close();
-            throw e;
-        }
     }
 
     /** Fails, rather than hanging the build, when {@code operation} does not end: after {@link #HANG}. */

@@ -107,6 +107,23 @@ record TestDatabase(String label, String unit, String url, String user, String p
         }
     }
 
+    /** @return a connection whose open transaction holds {@code name}'s row lock in {@code table}; commit it to let go */
+    Connection holdingTheRow(String table, String name) throws SQLException {
+        Connection blocking = connect();
+        try {
+            blocking.setAutoCommit(false);
+            try (Statement statement = blocking.createStatement()) {
+                statement
+                        .executeQuery("SELECT 1 FROM " + table + " WHERE name = '" + name + "' FOR UPDATE")
+                        .close();
+            }
+            return blocking;
+        } catch (SQLException | RuntimeException e) {
+            blocking.close();
+            throw e;
+        }
+    }
+
     /** Drops a table, for tests that want a fresh one. */
     void dropTable(String table) throws SQLException {
         try (Connection connection = connect()) {
