@@ -83,14 +83,15 @@ final class FenceTable {
     }
 
     /**
-     * Checks that the table answers, in a transaction of its own; creates it first when it is missing and
+     * Checks that the table answers, in a statement of its own (a missing table is then not logged as an SQL error
+     * by Hibernate: it is expected on a first start); creates it first when it is missing and
      * {@code create} is set.
      *
      * @throws LockConfigurationException if the table cannot be read
      */
     void prepare(boolean create) {
         try {
-            transactions.run(em -> transactions.query(em, probe).getSingleResult());
+            transactions.rows(probe);
             return;
         } catch (PersistenceException missing) {
             if (!create) {
@@ -106,7 +107,7 @@ final class FenceTable {
             }
         }
         try {
-            transactions.run(em -> transactions.query(em, probe).getSingleResult());
+            transactions.rows(probe);
         } catch (PersistenceException e) {
             throw missingTable(e);
         }

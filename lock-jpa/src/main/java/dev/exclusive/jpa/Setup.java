@@ -210,7 +210,7 @@ final class Setup {
      */
     private void prepareTable(Statements statements, boolean create) {
         try {
-            transactions.run(em -> transactions.query(em, statements.probe).getSingleResult());
+            transactions.rows(statements.probe);
             checkNameColumn(statements.database);
             dropObsoleteIndex(statements.database, create);
             return;
@@ -236,7 +236,7 @@ final class Setup {
             }
         }
         try {
-            transactions.run(em -> transactions.query(em, statements.probe).getSingleResult());
+            transactions.rows(statements.probe);
         } catch (PersistenceException e) {
             throw Failures.unavailable(storeName, "the database", null, e);
         }
