@@ -424,7 +424,16 @@ imports() { # imports full|short [instance name]
   if ((TOOK >= 4 && TOOK <= 12)); then ok "it gave up after the 5 s wait (${TOOK} s)"; else
     fail "it answered after ${TOOK} s, not after the 5 s wait"
   fi
-  [ "$1" = short ] && operators "${2:-}"
+  if [ "$1" = short ]; then
+    # The operators' calls list and force-release the import that holds the lock. The 8 s import above may end
+    # while they run on a busy machine (CI runs this script beside the build), so a second one of the same call
+    # holds it for them.
+    await_done "$FIRST"
+    FIRST=$WORK/$CONFIG.busy-import.operators
+    doc_bg 'curl -s -X POST "$B/imports/users?seconds=8" > /dev/null &' "$FIRST"
+    await_held demo:imports:users
+    operators "${2:-}"
+  fi
   await_done "$FIRST"
 }
 
