@@ -1,0 +1,69 @@
+package dev.exclusive.demo.web;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The banner waits for the landing page: one that answers slowly, as on a busy machine, is still served (the banner
+ * is printed), and another program's page on the port is not (the banner says the port may be taken).
+ */
+class DemoBannerTest {
+
+    @Test
+    void aLandingPageThatAnswersInThreeSecondsIsServed() throws Exception {
+        HttpServer server = page(Duration.ofSeconds(3), "<html><head>" + LandingPage.TITLE + "</head></html>");
+        try {
+            assertThat(DemoBanner.servedWithin(landing(server), Duration.ofSeconds(10)))
+                    .as("served within 10 s, each answer taking 3 s")
+                    .isTrue();
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void anotherProgramsPageOnThePortIsNotTheDemo() throws Exception {
+        HttpServer server = page(Duration.ZERO, "<html><head><title>Something else</title></head></html>");
+        try {
+            assertThat(DemoBanner.servedWithin(landing(server), Duration.ofSeconds(2)))
+                    .as("a page without the demo's title")
+                    .isFalse();
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /** @return a server on a free loopback port that answers every request with {@code body} after {@code delay} */
+    private static HttpServer page(Duration delay, String body) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", exchange -> {
+            try {
+                Thread.sleep(delay.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.start();
+        return server;
+    }
+
+    private static URI landing(HttpServer server) {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/demo/");
+    }
+}
