@@ -25,8 +25,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * A pool whose connections refuse a network timeout with a plain {@link SQLException} (as some pools' wrappers do,
  * rather than {@code SQLFeatureNotSupportedException}) does not fail the lock operations: the store falls back to
- * the statements' query timeout, as it does for a driver without network timeouts. On PostgreSQL, whose driver
- * would otherwise get the network timeout only, so that without the fallback a statement would run unbounded.
+ * the statements' query timeout, as it does for a driver without network timeouts. It runs on PostgreSQL, whose
+ * statements get no query timeout once the connections take network timeouts: a refusal must bring it back.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RefusedNetworkTimeoutTest {

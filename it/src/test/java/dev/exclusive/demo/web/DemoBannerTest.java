@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 
@@ -21,30 +22,32 @@ class DemoBannerTest {
 
     @Test
     void aLandingPageThatAnswersInThreeSecondsIsServed() throws Exception {
-        HttpServer server = page(Duration.ofSeconds(3), "<html><head>" + LandingPage.TITLE + "</head></html>");
-        try {
-            assertThat(DemoBanner.servedWithin(landing(server), Duration.ofSeconds(10)))
-                    .as("served within 10 s, each answer taking 3 s")
-                    .isTrue();
-        } finally {
-            server.stop(0);
-        }
+        assertThat(servedWithin(
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(3),
+                        "<html><head>" + LandingPage.TITLE + "</head></html>"))
+                .as("served within 10 s, each answer taking 3 s")
+                .isTrue();
     }
 
     @Test
     void anotherProgramsPageOnThePortIsNotTheDemo() throws Exception {
-        HttpServer server = page(Duration.ZERO, "<html><head><title>Something else</title></head></html>");
-        try {
-            assertThat(DemoBanner.servedWithin(landing(server), Duration.ofSeconds(2)))
-                    .as("a page without the demo's title")
-                    .isFalse();
-        } finally {
-            server.stop(0);
-        }
+        assertThat(servedWithin(
+                        Duration.ofSeconds(2),
+                        Duration.ZERO,
+                        "<html><head><title>Something else</title></head></html>"))
+                .as("a page without the demo's title")
+                .isFalse();
     }
 
-    /** @return a server on a free loopback port that answers every request with {@code body} after {@code delay} */
-    private static HttpServer page(Duration delay, String body) throws IOException {
+    /**
+     * @return what {@link DemoBanner#servedWithin} answers within {@code patience} for a server on a free loopback
+     *     port that answers every request with {@code body} after {@code delay}; the server and its threads are
+     *     stopped afterwards
+     */
+    private static boolean servedWithin(Duration patience, Duration delay, String body)
+            throws IOException, InterruptedException {
+        ExecutorService answering = Executors.newCachedThreadPool();
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
             try {
@@ -58,12 +61,14 @@ class DemoBannerTest {
                 out.write(bytes);
             }
         });
-        server.setExecutor(Executors.newCachedThreadPool());
+        server.setExecutor(answering);
         server.start();
-        return server;
-    }
-
-    private static URI landing(HttpServer server) {
-        return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/demo/");
+        try {
+            return DemoBanner.servedWithin(
+                    URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/demo/"), patience);
+        } finally {
+            server.stop(0);
+            answering.shutdownNow();
+        }
     }
 }
