@@ -30,8 +30,9 @@ import redis.clients.jedis.JedisPubSub;
  *
  * <p>Watchdog. A link can also fall silent without closing (a half-open TCP connection: a peer or a firewall gone
  * without a word), and a subscriber only reads, so it would never notice. While threads of the store wait, each
- * of their checks calls {@link #watch()}: when nothing was heard for {@value #PING_AFTER_MILLIS} ms it sends a
- * {@code PING} on the subscribed connection, and when that ping (or the subscription itself) goes unanswered for
+ * of their checks calls {@link #watch()}: when nothing was heard for {@value #PROBE_AFTER_MILLIS} ms it probes the
+ * subscribed connection (subscribes again, which Redis confirms), and when that probe (or the subscription itself)
+ * goes unanswered for
  * {@value #SILENCE_LIMIT_MILLIS} ms it drops the connection, and the thread subscribes again on a new one. Waiters
  * check at least every second, so a silent link is replaced within about {@value #SILENCE_LIMIT_MILLIS} ms plus
  * two seconds of the first wait after it fell silent; meanwhile waiters re-check by polling as always. Nobody
@@ -43,9 +44,9 @@ final class ReleaseSubscriber {
     private static final Logger LOG = System.getLogger(ReleaseSubscriber.class.getName());
     private static final long MIN_BACKOFF_MILLIS = 50;
     private static final long MAX_BACKOFF_MILLIS = 1_000;
-    /** Silence after which a waiter's check pings the subscribed connection. */
-    static final long PING_AFTER_MILLIS = 1_000;
-    /** Silence after a ping (or a subscription) after which the connection counts as dead. */
+    /** Silence after which a waiter's check probes the subscribed connection. */
+    static final long PROBE_AFTER_MILLIS = 1_000;
+    /** Silence after a probe (or a subscription) after which the connection counts as dead. */
     static final long SILENCE_LIMIT_MILLIS = 2_000;
 
     private final RedisTopology topology;
@@ -60,8 +61,8 @@ final class ReleaseSubscriber {
     private volatile Connection connection;
     /** When anything last came from the subscribed connection (or the subscription was sent). */
     private final AtomicLong heardNanos = new AtomicLong(System.nanoTime());
-    /** When the watchdog last pinged; before {@link #heardNanos} when no ping is outstanding. */
-    private final AtomicLong pingedNanos = new AtomicLong(System.nanoTime());
+    /** When the watchdog last probed; before {@link #heardNanos} when no probe is outstanding. */
+    private final AtomicLong probedNanos = new AtomicLong(System.nanoTime());
 
     private volatile Listener listener;
     private boolean listening;
@@ -81,8 +82,8 @@ final class ReleaseSubscriber {
     }
 
     /**
-     * The watchdog's step, run by waiting threads (cheap: two clock readings when the link talks): pings a
-     * connection silent for {@value #PING_AFTER_MILLIS} ms, and drops one whose ping or subscription went
+     * The watchdog's step, run by waiting threads (cheap: two clock readings when the link talks): probes a
+     * connection silent for {@value #PROBE_AFTER_MILLIS} ms, and drops one whose probe or subscription went
      * unanswered for {@value #SILENCE_LIMIT_MILLIS} ms.
      */
     void watch() {
@@ -93,9 +94,9 @@ final class ReleaseSubscriber {
         }
         long now = System.nanoTime();
         long heard = heardNanos.get();
-        long pinged = pingedNanos.get();
-        boolean awaitingReply = pinged - heard > 0 || !subscribed.confirmed;
-        long since = awaitingReply ? (subscribed.confirmed ? pinged : heard) : heard;
+        long probed = probedNanos.get();
+        boolean awaitingReply = probed - heard > 0 || !subscribed.confirmed;
+        long since = awaitingReply ? (subscribed.confirmed ? probed : heard) : heard;
         if (awaitingReply && now - since > TimeUnit.MILLISECONDS.toNanos(SILENCE_LIMIT_MILLIS)) {
             LOG.log(
                     Level.WARNING,
@@ -105,13 +106,34 @@ final class ReleaseSubscriber {
                     TimeUnit.NANOSECONDS.toMillis(now - since));
             drop(current); // the subscriber's blocked read fails now, and it subscribes again
         } else if (!awaitingReply
-                && now - heard > TimeUnit.MILLISECONDS.toNanos(PING_AFTER_MILLIS)
-                && pingedNanos.compareAndSet(pinged, now)) {
-            try {
-                subscribed.ping();
-            } catch (RuntimeException e) {
-                drop(current); // the link is already broken: make sure the subscriber sees it
-            }
+                && now - heard > TimeUnit.MILLISECONDS.toNanos(PROBE_AFTER_MILLIS)
+                && probedNanos.compareAndSet(probed, now)) {
+            probe(current, subscribed);
+        }
+    }
+
+    /**
+     * The watchdog's probe of the subscribed connection: it subscribes again to the channel it listens on, which Redis
+     * only confirms ({@link Listener#onSubscribe}), as {@link ShardedReleaseSubscriber}'s probe does. Not a
+     * {@code PING}: Jedis 8 speaks RESP3, where a subscribed connection's {@code PING} is answered with a plain
+     * {@code PONG} that Jedis matches to a handler it queues only after the {@code PING} has gone out, so a subscriber
+     * thread that read the answer first failed with "Unexpected message : PONG" and the subscription went down.
+     */
+    private void probe(Connection current, Listener subscribed) {
+        try {
+            subscribed.subscribe(RedisKeys.RELEASED_CHANNEL);
+        } catch (RuntimeException e) {
+            drop(current); // the link is already broken: make sure the subscriber sees it
+        }
+    }
+
+    /** Sends the watchdog's probe now, as after a silence; for tests. */
+    void probeNow() {
+        Connection current = connection;
+        Listener subscribed = listener;
+        if (current != null && subscribed != null) {
+            probedNanos.set(System.nanoTime());
+            probe(current, subscribed);
         }
     }
 
@@ -271,12 +293,12 @@ final class ReleaseSubscriber {
         }
         try {
             heardNanos.set(System.nanoTime());
-            pingedNanos.set(heardNanos.get());
+            probedNanos.set(heardNanos.get());
             connection = own;
             current.proceed(own, RedisKeys.RELEASED_CHANNEL);
         } finally {
             connection = null;
-            // never back to the pool for commands: a reply nobody read (a watchdog PING answered after the
+            // never back to the pool for commands: a reply nobody read (a watchdog probe answered after the
             // unsubscription) would be taken by the next command as its own answer. Closed broken, it is destroyed.
             drop(own);
             own.close();
@@ -292,11 +314,11 @@ final class ReleaseSubscriber {
         }
     }
 
-    /** Something came from the subscribed connection: it is alive, and no ping is outstanding. */
+    /** Something came from the subscribed connection: it is alive, and no probe is outstanding. */
     private void heard() {
         long now = System.nanoTime();
         heardNanos.set(now);
-        pingedNanos.set(now - 1);
+        probedNanos.set(now - 1);
     }
 
     private boolean isClosed() {
@@ -318,7 +340,7 @@ final class ReleaseSubscriber {
         }
     }
 
-    /** Receives the messages and pongs; Jedis calls it on the subscriber thread. */
+    /** Receives the messages and the confirmations; Jedis calls it on the subscriber thread. */
     private final class Listener extends JedisPubSub {
 
         volatile boolean confirmed;
@@ -326,6 +348,9 @@ final class ReleaseSubscriber {
         @Override
         public void onSubscribe(String channel, int subscribedChannels) {
             heard();
+            if (confirmed) {
+                return; // the watchdog's probe, confirmed: nothing was missed
+            }
             confirmed = true;
             if (isClosed()) {
                 unsubscribe();
@@ -342,11 +367,6 @@ final class ReleaseSubscriber {
             // this version publishes the lease key; the previous one published the name
             String name = RedisKeys.nameOf(message);
             signals.signal(name == null ? message : name);
-        }
-
-        @Override
-        public void onPong(String pattern) {
-            heard();
         }
     }
 }

@@ -42,7 +42,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * waiters re-check at the store's backoff.
  *
  * <p>Watchdog. As {@link ReleaseSubscriber} does, the waiters' checks drive a watchdog ({@link #watch()}): a
- * shard connection silent for {@value ReleaseSubscriber#PING_AFTER_MILLIS} ms is probed by subscribing one of its
+ * shard connection silent for {@value ReleaseSubscriber#PROBE_AFTER_MILLIS} ms is probed by subscribing one of its
  * channels again (Redis confirms it, and sharded pub/sub has no {@code PING} in Jedis), and dropped when the probe
  * goes unanswered for {@value ReleaseSubscriber#SILENCE_LIMIT_MILLIS} ms.
  *
@@ -377,7 +377,7 @@ final class ShardedReleaseSubscriber {
                             TimeUnit.NANOSECONDS.toMillis(now - probed));
                     drop();
                 }
-            } else if (now - heard > TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.PING_AFTER_MILLIS)) {
+            } else if (now - heard > TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.PROBE_AFTER_MILLIS)) {
                 probedNanos = now;
                 try {
                     ssubscribe(subscribed.iterator().next()); // subscribed already: Redis just confirms it

@@ -56,7 +56,7 @@ class RedisShardedSilentNetworkTest {
                 cluster.proxy().stall();
                 long stalled = System.nanoTime();
                 // a probe after 1 s of silence, given up 2 s later, at a waiter's check
-                long bound = ReleaseSubscriber.PING_AFTER_MILLIS + ReleaseSubscriber.SILENCE_LIMIT_MILLIS + 3_000;
+                long bound = ReleaseSubscriber.PROBE_AFTER_MILLIS + ReleaseSubscriber.SILENCE_LIMIT_MILLIS + 3_000;
                 RedisServers.awaitTrue(
                         () -> store.shards().connections() == 0,
                         Duration.ofMillis(bound),

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * A link to Redis that stops answering without closing (a {@link FaultyProxy} that stops forwarding, every socket
  * left open: what a half-open TCP connection looks like to a client). Lock calls fail with
  * {@link LockStoreUnavailableException} within the timeouts, and the release subscriber, which only reads and
- * would otherwise wait forever, notices through its ping watchdog and subscribes again on a new connection.
+ * would otherwise wait forever, notices through its watchdog and subscribes again on a new connection.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedisSilentNetworkTest {
@@ -78,8 +78,8 @@ class RedisSilentNetworkTest {
                     failedAfter <= 2 * TIMEOUT.toMillis() + 1_000,
                     "a call on the silent link failed within the timeouts: " + failedAfter + " ms");
 
-            // the watchdog: a ping after 1 s of silence, given up 2 s later, at a waiter's check (at most 1 s apart)
-            long bound = ReleaseSubscriber.PING_AFTER_MILLIS + ReleaseSubscriber.SILENCE_LIMIT_MILLIS + 3_000;
+            // the watchdog: a probe after 1 s of silence, given up 2 s later, at a waiter's check (at most 1 s apart)
+            long bound = ReleaseSubscriber.PROBE_AFTER_MILLIS + ReleaseSubscriber.SILENCE_LIMIT_MILLIS + 3_000;
             RedisServers.awaitTrue(
                     () -> !store.subscriber().listening(),
                     Duration.ofMillis(bound),

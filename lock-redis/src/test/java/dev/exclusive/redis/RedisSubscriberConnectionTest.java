@@ -15,8 +15,8 @@ import redis.clients.jedis.util.Pool;
 
 /**
  * The release subscriber's connection never goes back to a pool for commands: a connection that was subscribed may
- * still carry a reply nobody read (a watchdog {@code PING} answered after the unsubscription), and the next command
- * borrowed from the pool would take that {@code PONG} for its own answer. Seen once as a worker's acquire failing
+ * still carry a reply nobody read (a watchdog probe answered after the unsubscription), and the next command borrowed
+ * from the pool would take that reply for its own answer. Seen once as a worker's acquire failing
  * with "PONG" where it expected a number.
  */
 class RedisSubscriberConnectionTest {
