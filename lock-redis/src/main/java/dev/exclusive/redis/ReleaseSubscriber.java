@@ -301,7 +301,9 @@ final class ReleaseSubscriber {
             // never back to the pool for commands: a reply nobody read (a watchdog probe answered after the
             // unsubscription) would be taken by the next command as its own answer. Closed broken, it is destroyed.
             drop(own);
-            own.close();
+            // quietly: the failure that ended the subscription is the one to log, not the pool's failure to open a
+            // replacement for its idle minimum while Redis is down
+            ShardedReleaseSubscriber.giveBack(own);
         }
     }
 

@@ -261,7 +261,7 @@ final class ShardedReleaseSubscriber {
      * Returns a connection to its pool. A broken one is destroyed, and the pool may then fail to open a
      * replacement for a master that is gone; that must not end the subscriber's bookkeeping.
      */
-    private static void giveBack(Connection connection) {
+    static void giveBack(Connection connection) {
         try {
             connection.close();
         } catch (JedisException e) {

@@ -12,9 +12,16 @@ import dev.exclusive.spi.Acquisition;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.text.MessageFormat;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -88,6 +95,48 @@ class RedisRestartTest {
                 "the lock held before the restart is gone (no persistence) and the store " + "reloads its script");
         assertTrue(store.release("before", "b"));
         assertWaiterWokenByRelease();
+    }
+
+    /**
+     * When Redis goes away under the subscriber, its warning names what happened to the link. It said "Could not
+     * return the broken resource to the pool": returning the dropped connection failed as well, and that failure
+     * replaced the one that ended the subscription.
+     */
+    @Test
+    void theSubscribersWarningNamesTheLostLinkNotTheConnectionsReturn() throws Exception {
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Handler recorder = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(MessageFormat.format(record.getMessage(), record.getParameters()));
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        Logger logger = Logger.getLogger(ReleaseSubscriber.class.getName());
+        logger.addHandler(recorder);
+        try {
+            store.subscriber().start();
+            assertTrue(store.subscriber().awaitListening(20, TimeUnit.SECONDS), "the subscriber listens");
+            RedisServers.stop(PORT);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (warnings.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        } finally {
+            logger.removeHandler(recorder);
+        }
+        assertFalse(warnings.isEmpty(), "the subscriber warned that its subscription is down");
+        String first = warnings.get(0);
+        assertTrue(first.contains("the release subscription is down"), first);
+        assertFalse(first.contains("Could not return the broken resource"), first);
+        assertTrue(first.contains("JedisConnectionException"), first);
     }
 
     /** A waiter blocked in awaitRelease returns on a release by another store: pub/sub, not a timeout. */
