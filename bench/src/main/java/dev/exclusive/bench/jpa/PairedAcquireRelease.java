@@ -8,8 +8,10 @@ import java.util.UUID;
 
 /**
  * The single-thread comparison of {@link JpaAcquireReleaseBenchmark}, paired: each round runs 500 acquire+release
- * through the jpa store and 500 through the floor ({@link RawJdbcLocks}), alternating in batches of 20, so that load
- * from other processes on a shared machine hits both alike; prints the ratio per round and the median ratio, per database.
+ * through the jpa store, 500 through the floor ({@link RawJdbcLocks}) and 500 through the fenced floor
+ * ({@link RawJdbcLocks#fenced}), alternating in batches of 20, so that load from other processes on a shared machine
+ * hits them alike; prints the ratios per round and their medians, per database. The store against the floor is the
+ * target's ratio; the store against the fenced floor says how far it is from the closest design with its guarantees.
  *
  * <p>Run: {@code java -cp bench/target/benchmarks.jar dev.exclusive.bench.jpa.PairedAcquireRelease [rounds]
  * [POSTGRESQL|MARIADB]}
@@ -34,13 +36,17 @@ public final class PairedAcquireRelease {
             try (factory;
                     JpaLockStore store =
                             JpaLockStore.builder(factory).createTable(true).build();
-                    RawJdbcLocks raw = new RawJdbcLocks(database)) {
+                    RawJdbcLocks raw = new RawJdbcLocks(database);
+                    RawJdbcLocks fenced = RawJdbcLocks.fenced(database)) {
                 String name = "paired:" + UUID.randomUUID();
                 String owner = UUID.randomUUID().toString();
                 double[] ratios = new double[rounds];
+                double[] toFenced = new double[rounds];
+                double[] fencedCost = new double[rounds];
                 for (int round = -2; round < rounds; round++) { // two warm-up rounds
                     long jpa = 0;
                     long floor = 0;
+                    long fencedFloor = 0;
                     for (int batch = 0; batch < BATCHES; batch++) {
                         long start = System.nanoTime();
                         for (int i = 0; i < BATCH; i++) {
@@ -54,20 +60,49 @@ public final class PairedAcquireRelease {
                                 throw new IllegalStateException("uncontended acquire+release failed");
                             }
                         }
+                        long end = System.nanoTime();
+                        for (int i = 0; i < BATCH; i++) {
+                            if (!fenced.acquire(name, owner, TTL.toMillis()) || !fenced.release(name, owner)) {
+                                throw new IllegalStateException("uncontended fenced acquire+release failed");
+                            }
+                        }
                         jpa += middle - start;
-                        floor += System.nanoTime() - middle;
+                        floor += end - middle;
+                        fencedFloor += System.nanoTime() - end;
                     }
                     if (round >= 0) {
                         ratios[round] = (double) floor / jpa;
+                        toFenced[round] = (double) fencedFloor / jpa;
+                        fencedCost[round] = (double) floor / fencedFloor;
                         System.out.printf(
-                                "%-10s round %d: jpa store %,.0f ops/s, floor %,.0f ops/s, ratio %.2f%n",
-                                database, round, OPS / (jpa / 1e9), OPS / (floor / 1e9), ratios[round]);
+                                "%-10s round %d: jpa store %,.0f ops/s, floor %,.0f ops/s, ratio %.2f; fenced floor"
+                                        + " %,.0f ops/s (%.2f of the floor), store / fenced floor %.2f%n",
+                                database,
+                                round,
+                                OPS / (jpa / 1e9),
+                                OPS / (floor / 1e9),
+                                ratios[round],
+                                OPS / (fencedFloor / 1e9),
+                                fencedCost[round],
+                                toFenced[round]);
                     }
                 }
                 java.util.Arrays.sort(ratios);
+                java.util.Arrays.sort(toFenced);
+                java.util.Arrays.sort(fencedCost);
                 System.out.printf(
                         "%-10s median ratio jpa store / floor: %.2f (range %.2f-%.2f)%n",
                         database, ratios[rounds / 2], ratios[0], ratios[rounds - 1]);
+                System.out.printf(
+                        "%-10s fenced floor / floor: %.2f (range %.2f-%.2f); jpa store / fenced floor: %.2f"
+                                + " (range %.2f-%.2f)%n",
+                        database,
+                        fencedCost[rounds / 2],
+                        fencedCost[0],
+                        fencedCost[rounds - 1],
+                        toFenced[rounds / 2],
+                        toFenced[0],
+                        toFenced[rounds - 1]);
             }
         }
     }

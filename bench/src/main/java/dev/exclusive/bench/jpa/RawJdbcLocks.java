@@ -2,6 +2,7 @@ package dev.exclusive.bench.jpa;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -11,46 +12,102 @@ import java.sql.Statement;
  * upsert that takes the row only when it is free or expired (the insert of a new name included); release is one
  * delete checked by owner. Its table {@code bench_floor_lock} has just a name, an owner and an expiry: no fence, no
  * holder, no acquisition time, no remaining time for a busy answer, nothing read back.
+ *
+ * <p>{@link #fenced} is the same with a fencing token, which the store's contract asks for ({@code fence()} grows
+ * with every hold of a name): the upsert also takes the next value of a sequence and returns it, in the same
+ * statement. A sequence rather than a counter in the row, so that the release can still delete the row: the least
+ * work for a fence that only grows. Its table is {@code bench_fenced_lock}, its sequence {@code bench_fenced_fence}.
  */
 final class RawJdbcLocks implements AutoCloseable {
 
     static final String TABLE = "bench_floor_lock";
+    static final String FENCED_TABLE = "bench_fenced_lock";
 
     private final Connection connection;
+    private final boolean fenced;
+    /** MariaDB's fenced RETURNING compares the owner: a fourth parameter. */
+    private final boolean ownerReturned;
+
     private final PreparedStatement acquire;
     private final PreparedStatement release;
 
     RawJdbcLocks(BenchDatabase database) throws SQLException {
-        this.connection = database.connectAffectedRows();
-        this.connection.setAutoCommit(true);
-        try (Statement statement = connection.createStatement()) {
-            if (database == BenchDatabase.POSTGRESQL) {
-                statement.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (name VARCHAR(255) COLLATE \"C\" PRIMARY"
-                        + " KEY, owner VARCHAR(255) NOT NULL, expires_at TIMESTAMP WITH TIME ZONE NOT NULL)");
-                acquire = connection.prepareStatement("INSERT INTO " + TABLE + " AS l (name, owner, expires_at) VALUES"
-                        + " (?, ?, CURRENT_TIMESTAMP + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')"
-                        + " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
-                        + " WHERE l.expires_at <= CURRENT_TIMESTAMP");
-            } else {
-                statement.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (name VARCHAR(255) CHARACTER SET utf8mb4"
-                        + " COLLATE utf8mb4_nopad_bin PRIMARY KEY, owner VARCHAR(255) NOT NULL, expires_at"
-                        + " DATETIME(6) NOT NULL) ENGINE=InnoDB");
-                // left to right: owner is taken only when expired, and expires_at follows the owner it now has
-                acquire = connection.prepareStatement("INSERT INTO " + TABLE + " (name, owner, expires_at) VALUES"
-                        + " (?, ?, DATE_ADD(UTC_TIMESTAMP(6), INTERVAL (? * 1000) MICROSECOND)) ON DUPLICATE KEY"
-                        + " UPDATE owner = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(owner), owner),"
-                        + " expires_at = IF(owner = VALUES(owner), VALUES(expires_at), expires_at)");
-            }
-        }
-        release = connection.prepareStatement("DELETE FROM " + TABLE + " WHERE name = ? AND owner = ?");
+        this(database, false);
     }
 
-    /** @return whether the lock was acquired (a row inserted or taken over) */
+    private RawJdbcLocks(BenchDatabase database, boolean fenced) throws SQLException {
+        this.connection = database.connectAffectedRows();
+        this.connection.setAutoCommit(true);
+        this.fenced = fenced;
+        this.ownerReturned = fenced && database == BenchDatabase.MARIADB;
+        String table = fenced ? FENCED_TABLE : TABLE;
+        String sequence = "bench_fenced_fence";
+        try (Statement statement = connection.createStatement()) {
+            if (database == BenchDatabase.POSTGRESQL) {
+                String fence = fenced ? ", fence BIGINT NOT NULL" : "";
+                statement.execute("CREATE TABLE IF NOT EXISTS " + table + " (name VARCHAR(255) COLLATE \"C\" PRIMARY"
+                        + " KEY, owner VARCHAR(255) NOT NULL, expires_at TIMESTAMP WITH TIME ZONE NOT NULL" + fence
+                        + ")");
+                String expires = "CURRENT_TIMESTAMP + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond'";
+                String taken = " ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at ="
+                        + " EXCLUDED.expires_at";
+                String free = " WHERE l.expires_at <= CURRENT_TIMESTAMP";
+                if (fenced) {
+                    statement.execute("CREATE SEQUENCE IF NOT EXISTS " + sequence);
+                    acquire = connection.prepareStatement("INSERT INTO " + table + " AS l (name, owner, expires_at,"
+                            + " fence) VALUES (?, ?, " + expires + ", nextval('" + sequence + "'))" + taken
+                            + ", fence = EXCLUDED.fence" + free + " RETURNING fence");
+                } else {
+                    acquire = connection.prepareStatement("INSERT INTO " + table + " AS l (name, owner, expires_at)"
+                            + " VALUES (?, ?, " + expires + ")" + taken + free);
+                }
+            } else {
+                String fence = fenced ? ", fence BIGINT NOT NULL" : "";
+                statement.execute("CREATE TABLE IF NOT EXISTS " + table + " (name VARCHAR(255) CHARACTER SET utf8mb4"
+                        + " COLLATE utf8mb4_nopad_bin PRIMARY KEY, owner VARCHAR(255) NOT NULL, expires_at"
+                        + " DATETIME(6) NOT NULL" + fence + ") ENGINE=InnoDB");
+                String expires = "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL (? * 1000) MICROSECOND)";
+                // left to right: owner is taken only when expired, and expires_at (and fence) follow the owner it
+                // now has
+                String taken = " ON DUPLICATE KEY UPDATE owner = IF(expires_at <= UTC_TIMESTAMP(6), VALUES(owner),"
+                        + " owner), expires_at = IF(owner = VALUES(owner), VALUES(expires_at), expires_at)";
+                if (fenced) {
+                    statement.execute("CREATE SEQUENCE IF NOT EXISTS " + sequence);
+                    acquire = connection.prepareStatement("INSERT INTO " + table + " (name, owner, expires_at, fence)"
+                            + " VALUES (?, ?, " + expires + ", NEXTVAL(" + sequence + "))" + taken
+                            + ", fence = IF(owner = VALUES(owner), VALUES(fence), fence)"
+                            + " RETURNING CASE WHEN owner = ? THEN fence ELSE 0 END");
+                } else {
+                    acquire = connection.prepareStatement("INSERT INTO " + table
+                            + " (name, owner, expires_at) VALUES (?, ?, " + expires + ")" + taken);
+                }
+            }
+        }
+        release = connection.prepareStatement("DELETE FROM " + table + " WHERE name = ? AND owner = ?");
+    }
+
+    /** @return the fenced floor on {@code database} */
+    static RawJdbcLocks fenced(BenchDatabase database) throws SQLException {
+        return new RawJdbcLocks(database, true);
+    }
+
+    /**
+     * @return whether the lock was acquired (a row inserted or taken over); fenced, whether a fence came back for
+     *     this owner
+     */
     boolean acquire(String name, String owner, long ttlMillis) throws SQLException {
         acquire.setString(1, name);
         acquire.setString(2, owner);
         acquire.setLong(3, ttlMillis);
-        return acquire.executeUpdate() > 0;
+        if (!fenced) {
+            return acquire.executeUpdate() > 0;
+        }
+        if (ownerReturned) {
+            acquire.setString(4, owner);
+        }
+        try (ResultSet rows = acquire.executeQuery()) {
+            return rows.next() && rows.getLong(1) > 0;
+        }
     }
 
     boolean release(String name, String owner) throws SQLException {
