@@ -12,16 +12,10 @@ import dev.exclusive.spi.Acquisition;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
-import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,33 +98,16 @@ class RedisRestartTest {
      */
     @Test
     void theSubscribersWarningNamesTheLostLinkNotTheConnectionsReturn() throws Exception {
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Handler recorder = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(MessageFormat.format(record.getMessage(), record.getParameters()));
-                }
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        Logger logger = Logger.getLogger(ReleaseSubscriber.class.getName());
-        logger.addHandler(recorder);
-        try {
+        List<String> warnings;
+        try (SubscriberWarnings recorded = SubscriberWarnings.record()) {
             store.subscriber().start();
             assertTrue(store.subscriber().awaitListening(20, TimeUnit.SECONDS), "the subscriber listens");
             RedisServers.stop(PORT);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (warnings.isEmpty() && System.nanoTime() < deadline) {
+            while (recorded.messages().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
-        } finally {
-            logger.removeHandler(recorder);
+            warnings = recorded.messages();
         }
         assertFalse(warnings.isEmpty(), "the subscriber warned that its subscription is down");
         String first = warnings.get(0);

@@ -7,13 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.Connection;
@@ -38,26 +33,11 @@ class RedisSubscriberProbeTest {
 
     @Test
     void probesOfABusyMachineNeverEndTheSubscription() throws Exception {
-        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
-        Handler recorder = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(record);
-                }
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        Logger logger = Logger.getLogger(ReleaseSubscriber.class.getName());
-        logger.addHandler(recorder);
         AtomicBoolean busy = new AtomicBoolean(true);
         List<Thread> spinners = List.of(spinner(busy), spinner(busy));
-        try (RedisLockStore store = RedisLockStore.create(URI.create(RedisServers.SHARED_URL))) {
+        List<String> warnings;
+        try (SubscriberWarnings recorded = SubscriberWarnings.record();
+                RedisLockStore store = RedisLockStore.create(URI.create(RedisServers.SHARED_URL))) {
             store.awaitRelease(RedisServers.uniquePrefix("probe") + "name", Duration.ofMillis(50));
             ReleaseSubscriber subscriber = store.subscriber();
             assertTrue(subscriber.awaitListening(10, TimeUnit.SECONDS), "the subscriber listens");
@@ -69,20 +49,14 @@ class RedisSubscriberProbeTest {
             }
             assertSame(subscribed, subscriber.connection(), "the subscription kept its connection");
             assertTrue(subscriber.listening(), "the subscriber still listens");
+            warnings = recorded.messages();
         } finally {
             busy.set(false);
             for (Thread spinner : spinners) {
                 spinner.join();
             }
-            logger.removeHandler(recorder);
         }
-        assertEquals(
-                List.of(),
-                warnings.stream().map(LogRecord::getMessage).toList(),
-                "no warning from the subscriber: "
-                        + warnings.stream()
-                                .map(w -> String.valueOf(w.getParameters() == null ? "" : List.of(w.getParameters())))
-                                .toList());
+        assertEquals(List.of(), warnings, "no warning from the subscriber");
     }
 
     /** A thread that keeps a core busy until {@code busy} turns false. */
