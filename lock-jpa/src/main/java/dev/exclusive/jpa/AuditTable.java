@@ -71,34 +71,17 @@ final class AuditTable {
 
     /** Checks that the table answers; creates it first when missing and {@code create} is set. */
     void prepare(boolean create) {
-        try {
-            transactions.rows(probe);
-            return;
-        } catch (PersistenceException missing) {
-            if (!create) {
-                throw new LockStoreUnavailableException(
+        transactions.prepareTable(
+                probe,
+                create ? createTable(database, lockTable) : null,
+                missing -> new LockStoreUnavailableException(
                         "Store '" + storeName + "': cannot read audit table '" + table + "' on " + database + " ("
                                 + missing.getMessage() + "); create it with the DDL in lock-jpa/DDL.md, or set"
                                 + " exclusive.store." + storeName + ".create-table=true",
                         null,
                         storeName,
-                        missing);
-            }
-        }
-        for (String ddl : createTable(database, lockTable)) {
-            try {
-                transactions.update(ddl);
-            } catch (PersistenceException e) {
-                // Another process may be creating it at the same moment; the probe below decides.
-                System.getLogger(AuditTable.class.getName())
-                        .log(System.Logger.Level.DEBUG, "Creating the audit table failed: {0}", e);
-            }
-        }
-        try {
-            transactions.rows(probe);
-        } catch (PersistenceException e) {
-            throw Failures.unavailable(storeName, database + " audit table " + table, null, e);
-        }
+                        missing),
+                e -> Failures.unavailable(storeName, database + " audit table " + table, null, e));
     }
 
     void append(AuditRecord record) {

@@ -11,8 +11,6 @@ import java.util.List;
  */
 final class FenceTable {
 
-    private static final System.Logger LOG = System.getLogger(Fences.class.getName());
-
     final Database database;
     final String table;
     private final Transactions transactions;
@@ -90,27 +88,8 @@ final class FenceTable {
      * @throws LockConfigurationException if the table cannot be read
      */
     void prepare(boolean create) {
-        try {
-            transactions.rows(probe);
-            return;
-        } catch (PersistenceException missing) {
-            if (!create) {
-                throw missingTable(missing);
-            }
-        }
-        for (String ddl : createTable(database, table)) {
-            try {
-                transactions.run(em -> transactions.query(em, ddl).executeUpdate());
-            } catch (PersistenceException e) {
-                // Another process may be creating it at the same moment; the probe below decides.
-                LOG.log(System.Logger.Level.DEBUG, "Creating the fence table failed: {0}", e);
-            }
-        }
-        try {
-            transactions.rows(probe);
-        } catch (PersistenceException e) {
-            throw missingTable(e);
-        }
+        transactions.prepareTable(
+                probe, create ? createTable(database, table) : null, this::missingTable, this::missingTable);
     }
 
     private LockConfigurationException missingTable(PersistenceException e) {

@@ -209,38 +209,22 @@ final class Setup {
      * @throws LockStoreUnavailableException if the table cannot be read (naming the fix when it is missing)
      */
     private void prepareTable(Statements statements, boolean create) {
-        try {
-            transactions.rows(statements.probe);
-            checkNameColumn(statements.database);
-            dropObsoleteIndex(statements.database, create);
-            return;
-        } catch (PersistenceException missing) {
-            if (!create) {
-                throw new LockStoreUnavailableException(
-                        "Store '" + storeName + "': cannot read table '" + table
-                                + "' on " + statements.database + " (" + missing.getMessage()
-                                + "); create it with the DDL in "
-                                + "the JpaLockStore javadoc, or set exclusive.store." + storeName
-                                + ".create-table=true",
+        Database database = statements.database;
+        boolean existed = transactions.prepareTable(
+                statements.probe,
+                create ? database.createTable(table) : null,
+                missing -> new LockStoreUnavailableException(
+                        "Store '" + storeName + "': cannot read table '" + table + "' on " + database + " ("
+                                + missing.getMessage() + "); create it with the DDL in the JpaLockStore javadoc, or"
+                                + " set exclusive.store." + storeName + ".create-table=true",
                         null,
                         storeName,
-                        missing);
-            }
+                        missing),
+                e -> Failures.unavailable(storeName, "the database", null, e));
+        checkNameColumn(database);
+        if (existed) {
+            dropObsoleteIndex(database, create);
         }
-        for (String ddl : statements.database.createTable(table)) {
-            try {
-                transactions.run(em -> transactions.query(em, ddl).executeUpdate());
-            } catch (PersistenceException e) {
-                // Another process may be creating it at the same moment; the probe below decides.
-                LOG.log(System.Logger.Level.DEBUG, "Creating the lock table failed: {0}", e);
-            }
-        }
-        try {
-            transactions.rows(statements.probe);
-        } catch (PersistenceException e) {
-            throw Failures.unavailable(storeName, "the database", null, e);
-        }
-        checkNameColumn(statements.database);
     }
 
     /**

@@ -13,6 +13,7 @@ import jakarta.transaction.TransactionManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
@@ -124,6 +125,47 @@ final class Transactions {
             return connections.run(connection -> connections.update(connection, sql, arguments));
         }
         return run(em -> bind(query(em, sql), sql, arguments).executeUpdate());
+    }
+
+    /**
+     * Makes sure a table answers: probes it and, when that fails and {@code ddl} is given, creates it and probes
+     * again. The probes and the DDL are single statements ({@link #rows}, {@link #update}), so that a table missing on
+     * a first start is not logged as an SQL error by Hibernate. A DDL statement that fails is logged at DEBUG, and the
+     * probe after it decides: another process may be creating the table at the same moment.
+     *
+     * @param probe      a cheap query that fails when the table is missing
+     * @param ddl        the statements that create it, or {@code null} when it may not be created
+     * @param missing    what to throw when it cannot be read and may not be created
+     * @param unreadable what to throw when it still cannot be read after the DDL
+     * @return whether it answered the first probe (it existed)
+     */
+    boolean prepareTable(
+            String probe,
+            List<String> ddl,
+            Function<PersistenceException, RuntimeException> missing,
+            Function<PersistenceException, RuntimeException> unreadable) {
+        try {
+            rows(probe);
+            return true;
+        } catch (PersistenceException e) {
+            if (ddl == null) {
+                throw missing.apply(e);
+            }
+        }
+        for (String statement : ddl) {
+            try {
+                update(statement);
+            } catch (PersistenceException e) {
+                System.getLogger(Transactions.class.getName())
+                        .log(System.Logger.Level.DEBUG, "Creating a table failed ({0}): {1}", statement, e);
+            }
+        }
+        try {
+            rows(probe);
+        } catch (PersistenceException e) {
+            throw unreadable.apply(e);
+        }
+        return false;
     }
 
     private static Query bind(Query query, String sql, Object[] arguments) {
