@@ -73,6 +73,7 @@ final class AuditTable {
     void prepare(boolean create) {
         transactions.prepareTable(
                 probe,
+                database.listed(table),
                 create ? createTable(database, lockTable) : null,
                 missing -> new LockStoreUnavailableException(
                         "Store '" + storeName + "': cannot read audit table '" + table + "' on " + database + " ("

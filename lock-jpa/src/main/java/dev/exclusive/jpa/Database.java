@@ -95,6 +95,12 @@ enum Database {
         String exactNameColumn(String table) {
             return "ALTER TABLE " + table + " ALTER COLUMN name TYPE VARCHAR(255) COLLATE \"C\"";
         }
+
+        /** {@code to_regclass} resolves the name as a statement would, and answers NULL rather than failing. */
+        @Override
+        String listed(String table) {
+            return "SELECT CASE WHEN to_regclass('" + table + "') IS NULL THEN 0 ELSE 1 END";
+        }
     },
 
     /**
@@ -151,6 +157,12 @@ enum Database {
         String exactNameColumn(String table) {
             return mysqlNameColumn(table, "utf8mb4_nopad_bin");
         }
+
+        @Override
+        String listed(String table) {
+            return "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+                    + schemaLiteral(table, "DATABASE()") + " AND TABLE_NAME = " + tableLiteral(table);
+        }
     },
 
     /** MySQL 8: the MariaDB statements, with MySQL's binary no-pad collation. */
@@ -198,6 +210,11 @@ enum Database {
         @Override
         String exactNameColumn(String table) {
             return mysqlNameColumn(table, "utf8mb4_0900_bin");
+        }
+
+        @Override
+        String listed(String table) {
+            return MARIADB.listed(table);
         }
     },
 
@@ -267,6 +284,12 @@ enum Database {
         @Override
         String exactNameColumn(String table) {
             return "ALTER TABLE " + table + " ALTER COLUMN name SET DATA TYPE VARCHAR(255)";
+        }
+
+        @Override
+        String listed(String table) {
+            return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE UPPER(TABLE_SCHEMA) = UPPER("
+                    + schemaLiteral(table, "SCHEMA()") + ") AND UPPER(TABLE_NAME) = UPPER(" + tableLiteral(table) + ")";
         }
     };
 
@@ -344,6 +367,13 @@ enum Database {
 
     /** @return the statement that makes the name column of {@code table} compare exactly */
     abstract String exactNameColumn(String table);
+
+    /**
+     * @param table a table of the store, checked by {@link JpaLockStore.Builder#table} (so it can be a literal)
+     * @return a catalog query that answers 1 when {@code table} exists and 0 when it does not, and never fails for a
+     *         missing table (a failing statement on a JTA unit is logged by Hibernate as an SQL error)
+     */
+    abstract String listed(String table);
 
     @Override
     public String toString() {

@@ -89,7 +89,11 @@ final class FenceTable {
      */
     void prepare(boolean create) {
         transactions.prepareTable(
-                probe, create ? createTable(database, table) : null, this::missingTable, this::missingTable);
+                probe,
+                database.listed(table),
+                create ? createTable(database, table) : null,
+                this::missingTable,
+                this::missingTable);
     }
 
     private LockConfigurationException missingTable(PersistenceException e) {

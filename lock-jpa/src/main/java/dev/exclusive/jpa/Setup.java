@@ -210,8 +210,9 @@ final class Setup {
      */
     private void prepareTable(Statements statements, boolean create) {
         Database database = statements.database;
-        boolean existed = transactions.prepareTable(
+        transactions.prepareTable(
                 statements.probe,
+                database.listed(table),
                 create ? database.createTable(table) : null,
                 missing -> new LockStoreUnavailableException(
                         "Store '" + storeName + "': cannot read table '" + table + "' on " + database + " ("
@@ -222,9 +223,7 @@ final class Setup {
                         missing),
                 e -> Failures.unavailable(storeName, "the database", null, e));
         checkNameColumn(database);
-        if (existed) {
-            dropObsoleteIndex(database, create);
-        }
+        dropObsoleteIndex(database, create); // finds none on a table just created
     }
 
     /**

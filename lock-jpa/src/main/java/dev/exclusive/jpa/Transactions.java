@@ -128,30 +128,55 @@ final class Transactions {
     }
 
     /**
-     * Makes sure a table answers: probes it and, when that fails and {@code ddl} is given, creates it and probes
-     * again. The probes and the DDL are single statements ({@link #rows}, {@link #update}), so that a table missing on
-     * a first start is not logged as an SQL error by Hibernate. A DDL statement that fails is logged at DEBUG, and the
-     * probe after it decides: another process may be creating the table at the same moment.
+     * Makes sure a table answers its probe, creating it first when {@code ddl} is given and the catalog does not list
+     * it; when the probe still fails and {@code ddl} is given, creates it and probes again. Every statement is a
+     * single one ({@link #rows}, {@link #update}), and a missing table is first looked up in the catalog rather than
+     * probed: on a JTA unit the statements go through Hibernate, which logs a failing one as an SQL error, and a table
+     * missing on a first start is no fault. A DDL statement that fails is logged at DEBUG, and the probe after it
+     * decides: another process may be creating the table at the same moment.
      *
      * @param probe      a cheap query that fails when the table is missing
+     * @param listed     a catalog query answering 1 when the table exists ({@link Database#listed})
      * @param ddl        the statements that create it, or {@code null} when it may not be created
      * @param missing    what to throw when it cannot be read and may not be created
      * @param unreadable what to throw when it still cannot be read after the DDL
-     * @return whether it answered the first probe (it existed)
      */
-    boolean prepareTable(
+    void prepareTable(
             String probe,
+            String listed,
             List<String> ddl,
             Function<PersistenceException, RuntimeException> missing,
             Function<PersistenceException, RuntimeException> unreadable) {
+        if (ddl != null && !listed(listed)) {
+            create(ddl);
+        }
         try {
             rows(probe);
-            return true;
+            return;
         } catch (PersistenceException e) {
             if (ddl == null) {
                 throw missing.apply(e);
             }
         }
+        create(ddl); // the catalog listed a table that does not answer (another schema, another case)
+        try {
+            rows(probe);
+        } catch (PersistenceException e) {
+            throw unreadable.apply(e);
+        }
+    }
+
+    /** @return whether the catalog lists the table; {@code true} when it cannot tell, so that the probe decides */
+    private boolean listed(String query) {
+        try {
+            List<Object[]> answer = rows(query);
+            return answer.isEmpty() || ((Number) answer.get(0)[0]).intValue() != 0;
+        } catch (PersistenceException e) {
+            return true;
+        }
+    }
+
+    private void create(List<String> ddl) {
         for (String statement : ddl) {
             try {
                 update(statement);
@@ -160,12 +185,6 @@ final class Transactions {
                         .log(System.Logger.Level.DEBUG, "Creating a table failed ({0}): {1}", statement, e);
             }
         }
-        try {
-            rows(probe);
-        } catch (PersistenceException e) {
-            throw unreadable.apply(e);
-        }
-        return false;
     }
 
     private static Query bind(Query query, String sql, Object[] arguments) {
