@@ -286,10 +286,17 @@ enum Database {
             return "ALTER TABLE " + table + " ALTER COLUMN name SET DATA TYPE VARCHAR(255)";
         }
 
+        /**
+         * An unqualified table in any schema: statements may find it through {@code SCHEMA_SEARCH_PATH}, and one of
+         * an unrelated schema only costs the probe that then decides, as before the catalog was asked.
+         */
         @Override
         String listed(String table) {
-            return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE UPPER(TABLE_SCHEMA) = UPPER("
-                    + schemaLiteral(table, "SCHEMA()") + ") AND UPPER(TABLE_NAME) = UPPER(" + tableLiteral(table) + ")";
+            String schema = table.indexOf('.') < 0
+                    ? ""
+                    : "UPPER(TABLE_SCHEMA) = UPPER(" + schemaLiteral(table, "SCHEMA()") + ") AND ";
+            return "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE " + schema + "UPPER(TABLE_NAME) = UPPER("
+                    + tableLiteral(table) + ")";
         }
     };
 

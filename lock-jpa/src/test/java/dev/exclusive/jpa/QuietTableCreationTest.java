@@ -143,6 +143,49 @@ class QuietTableCreationTest {
         }
     }
 
+    /**
+     * A store that may create its table does not create a second one beside a table that its unqualified name already
+     * finds through H2's {@code SCHEMA_SEARCH_PATH}: the new table, in the current schema, would hide the old one
+     * from every later statement, and JVMs that had started before would go on locking in the old one.
+     */
+    @Test
+    void aTableFoundThroughTheSearchPathIsUsedNotCreatedAgain() throws Exception {
+        String table = "quiet_path_" + Long.toHexString(System.nanoTime());
+        String url = "jdbc:h2:mem:exclusive-path;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000";
+        try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url, "sa", "");
+                java.sql.Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS OLD_LOCKS");
+            for (String ddl : Database.H2.createTable("OLD_LOCKS." + table)) {
+                statement.execute(ddl);
+            }
+        }
+        EntityManagerFactory factory = TestDatabase.H2.open(
+                java.util.Map.of("jakarta.persistence.jdbc.url", url + ";SCHEMA_SEARCH_PATH=OLD_LOCKS"));
+        try (JpaLockStore store =
+                JpaLockStore.builder(factory).table(table).createTable(true).build()) {
+            assertTrue(store.tryAcquire("path", "owner-1", HOLDER, Duration.ofSeconds(30))
+                    .acquired());
+            try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url, "sa", "");
+                    java.sql.Statement statement = connection.createStatement();
+                    java.sql.ResultSet tables = statement.executeQuery(
+                            "SELECT TABLE_SCHEMA FROM INFORMATION_SCHEMA.TABLES WHERE UPPER(TABLE_NAME) = UPPER('"
+                                    + table + "')");
+                    java.sql.ResultSet held = connection
+                            .createStatement()
+                            .executeQuery("SELECT owner FROM OLD_LOCKS." + table + " WHERE name = 'path'")) {
+                List<String> schemas = new java.util.ArrayList<>();
+                while (tables.next()) {
+                    schemas.add(tables.getString(1));
+                }
+                assertEquals(List.of("OLD_LOCKS"), schemas, "the tables of that name");
+                assertTrue(held.next(), "the lock is held in the table the search path finds");
+            }
+            assertTrue(store.release("path", "owner-1"));
+        } finally {
+            factory.close();
+        }
+    }
+
     private void assertNothingLogged() {
         assertEquals(
                 List.of(),
