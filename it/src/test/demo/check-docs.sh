@@ -268,6 +268,7 @@ timed() { # timed <documented command>: runs it; sets OUT and TOOK (whole second
 # again, 3 times in all.
 contend() {
   local attempt
+  OUT='' TOOK=0 # the callers check them even when no try got as far as the second call
   for attempt in 1 2 3; do
     FIRST=$WORK/$CONFIG.$1.$attempt
     doc_bg "$2" "$FIRST"
@@ -278,7 +279,7 @@ contend() {
         if "$5" || [ ! -e "$FIRST.done" ]; then return 0; fi
         log "$CONFIG: $1: the first call had ended before the second was answered; again"
         ;;
-      2) log "$CONFIG: $1: the first call had ended before its lock was seen; again" ;;
+      2) log "$CONFIG: $1: the first call had ended before its lock was seen ($(cat "$FIRST")); again" ;;
       *) return 1 ;;
     esac
   done
