@@ -4,14 +4,16 @@ import dev.exclusive.LockHolder;
 import dev.exclusive.jpa.JpaLockStore;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 /**
  * The single-thread comparison of {@link JpaAcquireReleaseBenchmark}, paired: each round runs 500 acquire+release
  * through the jpa store, 500 through the floor ({@link RawJdbcLocks}) and 500 through the fenced floor
- * ({@link RawJdbcLocks#fenced}), alternating in batches of 20, so that load from other processes on a shared machine
- * hits them alike; prints the ratios per round and their medians, per database. The store against the floor is the
- * target's ratio; the store against the fenced floor says how far it is from the closest design with its guarantees.
+ * ({@link RawJdbcLocks#fenced}), alternating in batches of 20, each subject first in turn, so that load from other
+ * processes on a shared machine hits them alike; prints the ratios per round and their medians, per database. The
+ * store against the floor is the target's ratio; the store against the fenced floor says how far it is from the
+ * closest design with its guarantees.
  *
  * <p>Run: {@code java -cp bench/target/benchmarks.jar dev.exclusive.bench.jpa.PairedAcquireRelease [rounds]
  * [POSTGRESQL|MARIADB]}
@@ -25,6 +27,11 @@ public final class PairedAcquireRelease {
     private static final int OPS = BATCH * BATCHES;
 
     private PairedAcquireRelease() {}
+
+    /** One acquire+release of one subject. */
+    private interface Batch {
+        void pair() throws Exception;
+    }
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 8;
@@ -43,33 +50,37 @@ public final class PairedAcquireRelease {
                 double[] ratios = new double[rounds];
                 double[] toFenced = new double[rounds];
                 double[] fencedCost = new double[rounds];
-                for (int round = -2; round < rounds; round++) { // two warm-up rounds
-                    long jpa = 0;
-                    long floor = 0;
-                    long fencedFloor = 0;
-                    for (int batch = 0; batch < BATCHES; batch++) {
-                        long start = System.nanoTime();
-                        for (int i = 0; i < BATCH; i++) {
+                List<Batch> subjects = List.of(
+                        () -> {
                             if (!store.tryAcquire(name, owner, HOLDER, TTL).acquired() || !store.release(name, owner)) {
                                 throw new IllegalStateException("uncontended acquire+release failed");
                             }
-                        }
-                        long middle = System.nanoTime();
-                        for (int i = 0; i < BATCH; i++) {
+                        },
+                        () -> {
                             if (!raw.acquire(name, owner, TTL.toMillis()) || !raw.release(name, owner)) {
                                 throw new IllegalStateException("uncontended acquire+release failed");
                             }
-                        }
-                        long end = System.nanoTime();
-                        for (int i = 0; i < BATCH; i++) {
+                        },
+                        () -> {
                             if (!fenced.acquire(name, owner, TTL.toMillis()) || !fenced.release(name, owner)) {
                                 throw new IllegalStateException("uncontended fenced acquire+release failed");
                             }
+                        });
+                for (int round = -2; round < rounds; round++) { // two warm-up rounds
+                    long[] nanos = new long[3];
+                    for (int batch = 0; batch < BATCHES; batch++) {
+                        for (int k = 0; k < subjects.size(); k++) {
+                            int subject = (batch + k) % subjects.size(); // each goes first in turn
+                            long start = System.nanoTime();
+                            for (int i = 0; i < BATCH; i++) {
+                                subjects.get(subject).pair();
+                            }
+                            nanos[subject] += System.nanoTime() - start;
                         }
-                        jpa += middle - start;
-                        floor += end - middle;
-                        fencedFloor += System.nanoTime() - end;
                     }
+                    long jpa = nanos[0];
+                    long floor = nanos[1];
+                    long fencedFloor = nanos[2];
                     if (round >= 0) {
                         ratios[round] = (double) floor / jpa;
                         toFenced[round] = (double) fencedFloor / jpa;

@@ -101,34 +101,37 @@ public final class RedisPairedAcquireRelease {
             double[] direct = new double[rounds];
             double[] fenced = new double[rounds];
             double[] fencedCost = new double[rounds];
-            for (int round = -3; round < rounds; round++) { // three warm-up rounds
-                long[] nanos = new long[subjects.size()];
-                for (int k = 0; k < subjects.size(); k++) {
-                    int subject = Math.floorMod(round + k, subjects.size());
-                    nanos[subject] = time(subjects.get(subject));
+            try {
+                for (int round = -3; round < rounds; round++) { // three warm-up rounds
+                    long[] nanos = new long[subjects.size()];
+                    for (int k = 0; k < subjects.size(); k++) {
+                        int subject = Math.floorMod(round + k, subjects.size());
+                        nanos[subject] = time(subjects.get(subject));
+                    }
+                    if (round >= 0) {
+                        api[round] = (double) nanos[0] / nanos[1];
+                        direct[round] = (double) nanos[0] / nanos[2];
+                        fenced[round] = (double) nanos[3] / nanos[1];
+                        fencedCost[round] = (double) nanos[0] / nanos[3];
+                        System.out.printf(
+                                Locale.ROOT,
+                                "round %2d: floor %,6.0f ops/s, store %,6.0f ops/s (%.2f), its SPI %,6.0f ops/s (%.2f),"
+                                        + " fenced floor %,6.0f ops/s (%.2f; store / fenced floor %.2f)%n",
+                                round,
+                                OPS / (nanos[0] / 1e9),
+                                OPS / (nanos[1] / 1e9),
+                                api[round],
+                                OPS / (nanos[2] / 1e9),
+                                direct[round],
+                                OPS / (nanos[3] / 1e9),
+                                fencedCost[round],
+                                fenced[round]);
+                    }
                 }
-                if (round >= 0) {
-                    api[round] = (double) nanos[0] / nanos[1];
-                    direct[round] = (double) nanos[0] / nanos[2];
-                    fenced[round] = (double) nanos[3] / nanos[1];
-                    fencedCost[round] = (double) nanos[0] / nanos[3];
-                    System.out.printf(
-                            Locale.ROOT,
-                            "round %2d: floor %,6.0f ops/s, store %,6.0f ops/s (%.2f), its SPI %,6.0f ops/s (%.2f),"
-                                    + " fenced floor %,6.0f ops/s (%.2f; store / fenced floor %.2f)%n",
-                            round,
-                            OPS / (nanos[0] / 1e9),
-                            OPS / (nanos[1] / 1e9),
-                            api[round],
-                            OPS / (nanos[2] / 1e9),
-                            direct[round],
-                            OPS / (nanos[3] / 1e9),
-                            fencedCost[round],
-                            fenced[round]);
-                }
+            } finally {
+                spi.close();
+                jedis.del(fencedKeys.get(1));
             }
-            spi.close();
-            jedis.del(fencedKeys.get(1));
             Arrays.sort(api);
             Arrays.sort(direct);
             Arrays.sort(fenced);
