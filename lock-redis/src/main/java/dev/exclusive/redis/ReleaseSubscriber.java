@@ -32,11 +32,10 @@ import redis.clients.jedis.JedisPubSub;
  * without a word), and a subscriber only reads, so it would never notice. While threads of the store wait, each
  * of their checks calls {@link #watch()}: when nothing was heard for {@value #PROBE_AFTER_MILLIS} ms it probes the
  * subscribed connection (subscribes again, which Redis confirms), and when that probe (or the subscription itself)
- * goes unanswered for
- * {@value #SILENCE_LIMIT_MILLIS} ms it drops the connection, and the thread subscribes again on a new one. Waiters
- * check at least every second, so a silent link is replaced within about {@value #SILENCE_LIMIT_MILLIS} ms plus
- * two seconds of the first wait after it fell silent; meanwhile waiters re-check by polling as always. Nobody
- * waiting, nobody needs the messages, and nothing is sent. A client of the application's whose pools the store
+ * goes unanswered for {@value #SILENCE_LIMIT_MILLIS} ms it drops the connection, and the thread subscribes again on a
+ * new one. Waiters check at least every second, so a silent link is replaced within about
+ * {@value #SILENCE_LIMIT_MILLIS} ms plus two seconds of the first wait after it fell silent; meanwhile waiters re-check
+ * by polling as always. Nobody waiting, nobody needs the messages, and nothing is sent. A client of the application's whose pools the store
  * cannot see is subscribed through {@link redis.clients.jedis.UnifiedJedis#subscribe} without a watchdog.
  */
 final class ReleaseSubscriber {
