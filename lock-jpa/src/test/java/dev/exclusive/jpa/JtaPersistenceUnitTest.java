@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
 import com.arjuna.ats.arjuna.common.arjPropertyManager;
 import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionImple;
-import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockStoreUnavailableException;
 import jakarta.persistence.EntityManager;
@@ -18,7 +16,6 @@ import jakarta.persistence.Persistence;
 import jakarta.transaction.Status;
 import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -43,10 +40,7 @@ class JtaPersistenceUnitTest {
 
     @BeforeAll
     static void narayana() {
-        BeanPopulator.getDefaultInstance(ObjectStoreEnvironmentBean.class)
-                .setObjectStoreDir(
-                        Path.of("target", "narayana").toAbsolutePath().toString());
-        transactions = com.arjuna.ats.jta.TransactionManager.transactionManager();
+        transactions = Narayana.transactionManager();
         factory = Persistence.createEntityManagerFactory("exclusive-h2-jta");
         store = JpaLockStore.builder(factory)
                 .transactionManager(transactions)

@@ -3,17 +3,20 @@ package dev.exclusive.jpa;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
-import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
 import dev.exclusive.LockHolder;
 import dev.exclusive.spi.Acquisition;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
 import jakarta.transaction.TransactionManager;
-import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -76,31 +79,22 @@ class QuietTableCreationTest {
         for (String table : List.of(TABLE, TABLE + "_audit", FENCES)) {
             database.dropTable(table);
         }
-        EntityManagerFactory factory = database.open();
-        try {
-            JpaLockStore store =
-                    JpaLockStore.builder(factory).table(TABLE).createTable(true).build();
-            Fences fences =
-                    Fences.builder(factory).table(FENCES).createTable(true).build();
-            try {
+        try (EntityManagerFactory factory = database.open()) {
+            try (JpaLockStore store =
+                    JpaLockStore.builder(factory).table(TABLE).createTable(true).build()) {
+                Fences fences =
+                        Fences.builder(factory).table(FENCES).createTable(true).build();
                 Acquisition taken = store.tryAcquire("quiet", "owner-1", HOLDER, Duration.ofSeconds(30));
                 assertTrue(taken instanceof Acquisition.Acquired, "the store works on the table it created: " + taken);
                 long fence = ((Acquisition.Acquired) taken).fence();
-                EntityManager em = factory.createEntityManager();
-                try {
+                try (EntityManager em = factory.createEntityManager()) {
                     em.getTransaction().begin();
                     assertEquals(fence, fences.claim(em, "quiet", fence));
                     em.getTransaction().commit();
-                } finally {
-                    em.close();
                 }
                 assertTrue(store.release("quiet", "owner-1"));
-            } finally {
-                store.close();
             }
             assertNothingLogged();
-        } finally {
-            factory.close();
         }
     }
 
@@ -112,34 +106,24 @@ class QuietTableCreationTest {
      */
     @Test
     void missingTablesOfAJtaUnitAreCreatedWithoutAnSqlErrorInTheLog() throws Exception {
-        BeanPopulator.getDefaultInstance(ObjectStoreEnvironmentBean.class)
-                .setObjectStoreDir(
-                        Path.of("target", "narayana").toAbsolutePath().toString());
-        TransactionManager transactions = com.arjuna.ats.jta.TransactionManager.transactionManager();
+        TransactionManager transactions = Narayana.transactionManager();
         String suffix = Long.toHexString(System.nanoTime());
-        String table = "quiet_jta_" + suffix;
-        EntityManagerFactory factory = Persistence.createEntityManagerFactory("exclusive-h2-jta");
-        try {
-            JpaLockStore store = JpaLockStore.builder(factory)
-                    .table(table)
+        try (EntityManagerFactory factory = Persistence.createEntityManagerFactory("exclusive-h2-jta")) {
+            try (JpaLockStore store = JpaLockStore.builder(factory)
+                    .table("quiet_jta_" + suffix)
                     .transactionManager(transactions)
                     .createTable(true)
-                    .build();
-            Fences.builder(factory)
-                    .table("quiet_jta_fence_" + suffix)
-                    .transactionManager(transactions)
-                    .createTable(true)
-                    .build();
-            try {
+                    .build()) {
+                Fences.builder(factory)
+                        .table("quiet_jta_fence_" + suffix)
+                        .transactionManager(transactions)
+                        .createTable(true)
+                        .build();
                 assertTrue(store.tryAcquire("quiet", "owner-1", HOLDER, Duration.ofSeconds(30))
                         .acquired());
                 assertTrue(store.release("quiet", "owner-1"));
-            } finally {
-                store.close();
             }
             assertNothingLogged();
-        } finally {
-            factory.close();
         }
     }
 
@@ -152,37 +136,38 @@ class QuietTableCreationTest {
     void aTableFoundThroughTheSearchPathIsUsedNotCreatedAgain() throws Exception {
         String table = "quiet_path_" + Long.toHexString(System.nanoTime());
         String url = "jdbc:h2:mem:exclusive-path;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000";
-        try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url, "sa", "");
-                java.sql.Statement statement = connection.createStatement()) {
+        try (Connection connection = DriverManager.getConnection(url, "sa", "");
+                Statement statement = connection.createStatement()) {
             statement.execute("CREATE SCHEMA IF NOT EXISTS OLD_LOCKS");
             for (String ddl : Database.H2.createTable("OLD_LOCKS." + table)) {
                 statement.execute(ddl);
             }
         }
-        EntityManagerFactory factory = TestDatabase.H2.open(
-                java.util.Map.of("jakarta.persistence.jdbc.url", url + ";SCHEMA_SEARCH_PATH=OLD_LOCKS"));
-        try (JpaLockStore store =
-                JpaLockStore.builder(factory).table(table).createTable(true).build()) {
+        try (EntityManagerFactory factory = TestDatabase.H2.open(
+                        Map.of("jakarta.persistence.jdbc.url", url + ";SCHEMA_SEARCH_PATH=OLD_LOCKS"));
+                JpaLockStore store = JpaLockStore.builder(factory)
+                        .table(table)
+                        .createTable(true)
+                        .build()) {
             assertTrue(store.tryAcquire("path", "owner-1", HOLDER, Duration.ofSeconds(30))
                     .acquired());
-            try (java.sql.Connection connection = java.sql.DriverManager.getConnection(url, "sa", "");
-                    java.sql.Statement statement = connection.createStatement();
-                    java.sql.ResultSet tables = statement.executeQuery(
-                            "SELECT TABLE_SCHEMA FROM INFORMATION_SCHEMA.TABLES WHERE UPPER(TABLE_NAME) = UPPER('"
-                                    + table + "')");
-                    java.sql.ResultSet held = connection
-                            .createStatement()
-                            .executeQuery("SELECT owner FROM OLD_LOCKS." + table + " WHERE name = 'path'")) {
-                List<String> schemas = new java.util.ArrayList<>();
-                while (tables.next()) {
-                    schemas.add(tables.getString(1));
+            try (Connection connection = DriverManager.getConnection(url, "sa", "");
+                    Statement statement = connection.createStatement()) {
+                List<String> schemas = new ArrayList<>();
+                try (ResultSet tables = statement.executeQuery(
+                        "SELECT TABLE_SCHEMA FROM INFORMATION_SCHEMA.TABLES WHERE UPPER(TABLE_NAME) = UPPER('" + table
+                                + "')")) {
+                    while (tables.next()) {
+                        schemas.add(tables.getString(1));
+                    }
                 }
                 assertEquals(List.of("OLD_LOCKS"), schemas, "the tables of that name");
-                assertTrue(held.next(), "the lock is held in the table the search path finds");
+                try (ResultSet held =
+                        statement.executeQuery("SELECT owner FROM OLD_LOCKS." + table + " WHERE name = 'path'")) {
+                    assertTrue(held.next(), "the lock is held in the table the search path finds");
+                }
             }
             assertTrue(store.release("path", "owner-1"));
-        } finally {
-            factory.close();
         }
     }
 
