@@ -7,6 +7,15 @@ package dev.exclusive.jpa;
  */
 final class Statements {
 
+    /**
+     * PostgreSQL: the statement's transaction commits without waiting for its WAL to reach the disk. Only for what
+     * frees or hints, never for what grants: a release, a waiter's mark, an attempt that took nothing (which may have
+     * locked the row). Why a release lost by a crash is safe: its commit record comes before every later commit in
+     * the WAL, so the next acquisition's flush makes it durable first; lost with the crash, the lock stays held until
+     * its ttl, and nobody else holds it meanwhile. See {@link JpaLockStore}, "Durability".
+     */
+    static final String NO_FLUSH_WAIT = "set_config('synchronous_commit', 'off', true)";
+
     /** What {@link #localOwners} may hold, since it is put into statements as a literal. */
     private static final java.util.regex.Pattern OWNER_PREFIX = java.util.regex.Pattern.compile("[A-Za-z0-9_-]+");
 
@@ -27,7 +36,8 @@ final class Statements {
      * one row {@code (took, fence, acquired-at ms, expires-at ms, remaining ms)}: {@code took} 1 is the lease, 0 a
      * live row of another owner with its remaining time, or {@code NULL} for it when unknown (PostgreSQL: another
      * acquirer took the row after the statement's snapshot saw it free). No row (H2 when busy; PostgreSQL when
-     * another inserter of the name won just now): ask {@link #readRemaining}. {@code null} on MySQL.
+     * another inserter of the name won just now): ask {@link #readRemaining}. On PostgreSQL a sixth column is the
+     * {@link #NO_FLUSH_WAIT} of an attempt that took nothing. {@code null} on MySQL.
      */
     final String acquire;
     /** The PostgreSQL channel that releases notify with the freed name, and that waiters listen on. */
@@ -45,13 +55,14 @@ final class Statements {
      * Frees the owner's live lease: name, owner. On PostgreSQL a query answering one row {@code (notified, ...)} per
      * row it freed (none or one), which notifies the freed name on {@link #channel} in the same statement when a
      * waiter of another JVM marked it ({@link #mark}) or the owner is not one of this JVM's (a handle restored from
-     * another JVM's token, whose waiters did not mark); elsewhere an update.
+     * another JVM's token, whose waiters did not mark), and commits without waiting for the flush
+     * ({@link #NO_FLUSH_WAIT}); elsewhere an update.
      */
     final String release;
     /**
      * Frees the owner's live lease once its acquisition plus the minimum hold (the floor) has passed, or else ends
      * it at the floor unless it ends sooner: name, owner, minimum hold ms. On PostgreSQL it returns 1 if it freed
-     * the row, 0 if it kept it.
+     * the row, 0 if it kept it, and commits without waiting for the flush ({@link #NO_FLUSH_WAIT}).
      */
     final String releaseWithFloor;
     /** Whether the row of name is free (1) or held (0): read after {@link #releaseWithFloor} without RETURNING. */
@@ -61,7 +72,8 @@ final class Statements {
      * A waiter's mark on a lock held from another JVM (only where {@link #marks}): name, the longest wait in ms. It
      * sets {@code waited_until} to at least now plus the wait unless it is that late already, and answers 1 while the
      * lock is live (marked, marked late enough already, or held from this JVM, whose release wakes the waiter
-     * itself), 0 when it is free or expired. {@code null} elsewhere.
+     * itself), 0 when it is free or expired; it commits without waiting for the flush ({@link #NO_FLUSH_WAIT}).
+     * {@code null} elsewhere.
      */
     final String mark;
     /** A query that fails when the table has no {@code waited_until} (PostgreSQL; {@code null} elsewhere). */
@@ -131,7 +143,7 @@ final class Statements {
         this.release = database.notifies()
                 ? "WITH changed AS (" + release + " RETURNING " + returned + ") SELECT CASE WHEN " + waited
                         + " THEN 1 ELSE 0 END, (CASE WHEN " + waited + " THEN pg_notify('" + channel
-                        + "', name) END) IS NULL FROM changed"
+                        + "', name) END) IS NULL, " + NO_FLUSH_WAIT + " FROM changed"
                 : release;
         // One statement decides and changes, as release does; both CASEs see the row as it was (MariaDB and MySQL
         // assign left to right, but expires_at's CASE reads acquired_at and expires_at, never owner).
@@ -145,7 +157,7 @@ final class Statements {
                 ? "WITH changed AS (" + releaseWithFloor + " RETURNING " + returned + ", CASE WHEN owner IS NULL"
                         + " THEN 1 ELSE 0 END AS freed) SELECT freed, CASE WHEN freed = 1 AND " + waited
                         + " THEN 1 ELSE 0 END, (CASE WHEN freed = 1 AND " + waited + " THEN pg_notify('" + channel
-                        + "', name) END) IS NULL FROM changed"
+                        + "', name) END) IS NULL, " + NO_FLUSH_WAIT + " FROM changed"
                 : releaseWithFloor;
         this.readFreed = "SELECT CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM " + table + " WHERE name = ?1";
         this.forceRelease = notifying(
@@ -159,7 +171,7 @@ final class Statements {
                     + ") WHERE name = ?1 AND " + live + " AND NOT " + local + " AND (waited_until IS NULL OR"
                     + " waited_until < " + until + ") RETURNING 1) SELECT (SELECT COUNT(*) FROM marked) + (SELECT"
                     + " COUNT(*) FROM " + table + " WHERE name = ?1 AND " + live + " AND (" + local
-                    + " OR waited_until >= " + until + "))";
+                    + " OR waited_until >= " + until + ")), " + NO_FLUSH_WAIT;
         } else {
             this.mark = null;
         }
@@ -230,8 +242,9 @@ final class Statements {
                         + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
                         + " WHERE l.owner IS NULL OR l.owner = EXCLUDED.owner OR l.expires_at <= " + now
                         + " RETURNING " + lease + ")"
-                        + " SELECT 1, taken.*, 0 FROM taken UNION ALL SELECT 0, 0, 0, 0, CASE WHEN busy THEN"
-                        + " remaining END FROM seen WHERE NOT EXISTS (SELECT 1 FROM taken)";
+                        + " SELECT 1, taken.*, 0, '' FROM taken UNION ALL SELECT 0, 0, 0, 0, CASE WHEN busy THEN"
+                        + " remaining END, " + NO_FLUSH_WAIT + " FROM seen"
+                        + " WHERE NOT EXISTS (SELECT 1 FROM taken)";
             }
             case MARIADB -> {
                 // MariaDB assigns left to right, each assignment seeing the ones before: fence, acquired_at and holder
