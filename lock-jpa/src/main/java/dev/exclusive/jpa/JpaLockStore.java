@@ -49,7 +49,7 @@ import java.util.regex.Pattern;
  * where that row was live, unknown where another acquirer took it after the snapshot saw it free. A lock busy in the
  * snapshot is answered without inserting, so the attempt locks no row and writes nothing: a waiter's attempts do not
  * hold up the holder's release;</li>
- * <li>MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE} with one {@code CASE} per column, which MariaDB assigns
+ * <li>MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE} with one {@code IF} per column, which MariaDB assigns
  * left to right (fence, acquired_at and holder read the row as it was, then owner is taken or kept, then expires_at
  * follows the owner), {@code RETURNING} the owner, the lease and the remaining time;</li>
  * <li>H2: {@code SELECT ... FROM FINAL TABLE (MERGE ... WHEN MATCHED AND <free, expired or own> THEN UPDATE ... WHEN
