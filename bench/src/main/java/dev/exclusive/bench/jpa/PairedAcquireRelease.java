@@ -4,16 +4,20 @@ import dev.exclusive.LockHolder;
 import dev.exclusive.jpa.JpaLockStore;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
 /**
  * The single-thread comparison of {@link JpaAcquireReleaseBenchmark}, paired: each round runs 500 acquire+release
- * through the jpa store, 500 through the floor ({@link RawJdbcLocks}) and 500 through the fenced floor
- * ({@link RawJdbcLocks#fenced}), alternating in batches of 20, each subject first in turn, so that load from other
- * processes on a shared machine hits them alike; prints the ratios per round and their medians, per database. The
- * store against the floor is the target's ratio; the store against the fenced floor says how far it is from the
- * closest design with its guarantees.
+ * through the jpa store, 500 through the floor ({@link RawJdbcLocks}), 500 through the fenced floor
+ * ({@link RawJdbcLocks#fenced}) and, on PostgreSQL, 500 through the floor whose release does not wait for its flush
+ * ({@link RawJdbcLocks#unflushedRelease}), alternating in batches of 20, each subject first in turn, so that load
+ * from other processes on a shared machine hits them alike; prints the ratios per round and their medians, per
+ * database. The store against the floor is the target's ratio; the store against the fenced floor says how far it is
+ * from the closest design with its guarantees; and against the unflushed floor, how far it is from the least work
+ * of a lock that makes the store's own trade on PostgreSQL (a release that a database crash may undo).
  *
  * <p>Run: {@code java -cp bench/target/benchmarks.jar dev.exclusive.bench.jpa.PairedAcquireRelease [rounds]
  * [POSTGRESQL|MARIADB]}
@@ -25,13 +29,20 @@ public final class PairedAcquireRelease {
     private static final int BATCH = 20;
     private static final int BATCHES = 25;
     private static final int OPS = BATCH * BATCHES;
+    private static final int WARM_UP_ROUNDS = 10;
 
     private PairedAcquireRelease() {}
 
     /** One acquire+release of one subject. */
-    private interface Batch {
-        void pair() throws Exception;
+    private interface Pair {
+        void run() throws Exception;
     }
+
+    /** What is measured, under the name its ratios print. */
+    private record Subject(String label, Pair pair) {}
+
+    /** A ratio printed per round and as a median: the time of {@code reference} over that of {@code measured}. */
+    private record Ratio(String label, int measured, int reference) {}
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 8;
@@ -39,82 +50,84 @@ public final class PairedAcquireRelease {
             if (args.length > 1 && !database.name().equalsIgnoreCase(args[1])) {
                 continue;
             }
+            boolean postgres = database == BenchDatabase.POSTGRESQL;
             EntityManagerFactory factory = database.factory();
             try (factory;
                     JpaLockStore store =
                             JpaLockStore.builder(factory).createTable(true).build();
                     RawJdbcLocks raw = new RawJdbcLocks(database);
-                    RawJdbcLocks fenced = RawJdbcLocks.fenced(database)) {
+                    RawJdbcLocks fenced = RawJdbcLocks.fenced(database);
+                    RawJdbcLocks unflushed = postgres ? RawJdbcLocks.unflushedRelease(database) : null) {
                 String name = "paired:" + UUID.randomUUID();
                 String owner = UUID.randomUUID().toString();
-                double[] ratios = new double[rounds];
-                double[] toFenced = new double[rounds];
-                double[] fencedCost = new double[rounds];
-                List<Batch> subjects = List.of(
-                        () -> {
+                List<Subject> subjects = new ArrayList<>(List.of(
+                        new Subject("jpa store", () -> {
                             if (!store.tryAcquire(name, owner, HOLDER, TTL).acquired() || !store.release(name, owner)) {
                                 throw new IllegalStateException("uncontended acquire+release failed");
                             }
-                        },
-                        () -> {
-                            if (!raw.acquire(name, owner, TTL.toMillis()) || !raw.release(name, owner)) {
-                                throw new IllegalStateException("uncontended acquire+release failed");
-                            }
-                        },
-                        () -> {
-                            if (!fenced.acquire(name, owner, TTL.toMillis()) || !fenced.release(name, owner)) {
-                                throw new IllegalStateException("uncontended fenced acquire+release failed");
-                            }
-                        });
-                for (int round = -2; round < rounds; round++) { // two warm-up rounds
-                    long[] nanos = new long[3];
-                    for (int batch = 0; batch < BATCHES; batch++) {
-                        for (int k = 0; k < subjects.size(); k++) {
-                            int subject = (batch + k) % subjects.size(); // each goes first in turn
-                            long start = System.nanoTime();
-                            for (int i = 0; i < BATCH; i++) {
-                                subjects.get(subject).pair();
-                            }
-                            nanos[subject] += System.nanoTime() - start;
-                        }
-                    }
-                    long jpa = nanos[0];
-                    long floor = nanos[1];
-                    long fencedFloor = nanos[2];
-                    if (round >= 0) {
-                        ratios[round] = (double) floor / jpa;
-                        toFenced[round] = (double) fencedFloor / jpa;
-                        fencedCost[round] = (double) floor / fencedFloor;
-                        System.out.printf(
-                                "%-10s round %d: jpa store %,.0f ops/s, floor %,.0f ops/s, ratio %.2f; fenced floor"
-                                        + " %,.0f ops/s (%.2f of the floor), store / fenced floor %.2f%n",
-                                database,
-                                round,
-                                OPS / (jpa / 1e9),
-                                OPS / (floor / 1e9),
-                                ratios[round],
-                                OPS / (fencedFloor / 1e9),
-                                fencedCost[round],
-                                toFenced[round]);
-                    }
+                        }),
+                        new Subject("floor", floor(raw, name, owner)),
+                        new Subject("fenced floor", floor(fenced, name, owner))));
+                List<Ratio> ratios = new ArrayList<>(List.of(
+                        new Ratio("jpa store / floor", 0, 1),
+                        new Ratio("fenced floor / floor", 2, 1),
+                        new Ratio("jpa store / fenced floor", 0, 2)));
+                if (postgres) {
+                    subjects.add(new Subject("unflushed-release floor", floor(unflushed, name, owner)));
+                    ratios.add(new Ratio("unflushed-release floor / floor", 3, 1));
+                    ratios.add(new Ratio("jpa store / unflushed-release floor", 0, 3));
                 }
-                java.util.Arrays.sort(ratios);
-                java.util.Arrays.sort(toFenced);
-                java.util.Arrays.sort(fencedCost);
-                System.out.printf(
-                        "%-10s median ratio jpa store / floor: %.2f (range %.2f-%.2f)%n",
-                        database, ratios[rounds / 2], ratios[0], ratios[rounds - 1]);
-                System.out.printf(
-                        "%-10s fenced floor / floor: %.2f (range %.2f-%.2f); jpa store / fenced floor: %.2f"
-                                + " (range %.2f-%.2f)%n",
-                        database,
-                        fencedCost[rounds / 2],
-                        fencedCost[0],
-                        fencedCost[rounds - 1],
-                        toFenced[rounds / 2],
-                        toFenced[0],
-                        toFenced[rounds - 1]);
+                run(database, rounds, subjects, ratios);
             }
+        }
+    }
+
+    private static Pair floor(RawJdbcLocks floor, String name, String owner) {
+        return () -> {
+            if (!floor.acquire(name, owner, TTL.toMillis()) || !floor.release(name, owner)) {
+                throw new IllegalStateException("uncontended acquire+release failed");
+            }
+        };
+    }
+
+    private static void run(BenchDatabase database, int rounds, List<Subject> subjects, List<Ratio> ratios)
+            throws Exception {
+        double[][] perRound = new double[ratios.size()][rounds];
+        // Ten rounds of warm-up (5,000 pairs of each subject): the store runs more of its own code per pair than
+        // the floors, which the JIT compiles fully only after several thousand calls; in the first two thousand pairs
+        // its client CPU was 2-3 times its steady state, so fewer rounds would measure the warm-up, not the store
+        for (int round = -WARM_UP_ROUNDS; round < rounds; round++) {
+            long[] nanos = new long[subjects.size()];
+            for (int batch = 0; batch < BATCHES; batch++) {
+                for (int k = 0; k < subjects.size(); k++) {
+                    int subject = (batch + k) % subjects.size(); // each goes first in turn
+                    long start = System.nanoTime();
+                    for (int i = 0; i < BATCH; i++) {
+                        subjects.get(subject).pair().run();
+                    }
+                    nanos[subject] += System.nanoTime() - start;
+                }
+            }
+            if (round < 0) {
+                continue;
+            }
+            StringBuilder line = new StringBuilder(String.format("%-10s round %d:", database, round));
+            for (int k = 0; k < subjects.size(); k++) {
+                line.append(String.format(" %s %,.0f ops/s;", subjects.get(k).label(), OPS / (nanos[k] / 1e9)));
+            }
+            for (int r = 0; r < ratios.size(); r++) {
+                Ratio ratio = ratios.get(r);
+                perRound[r][round] = (double) nanos[ratio.reference()] / nanos[ratio.measured()];
+                line.append(String.format(" %s %.2f;", ratio.label(), perRound[r][round]));
+            }
+            System.out.println(line);
+        }
+        for (int r = 0; r < ratios.size(); r++) {
+            double[] sorted = perRound[r].clone();
+            Arrays.sort(sorted);
+            System.out.printf(
+                    "%-10s median %s: %.2f (range %.2f-%.2f)%n",
+                    database, ratios.get(r).label(), sorted[rounds / 2], sorted[0], sorted[rounds - 1]);
         }
     }
 }

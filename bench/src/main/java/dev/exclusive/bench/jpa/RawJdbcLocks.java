@@ -17,30 +17,49 @@ import java.sql.Statement;
  * with every hold of a name): the upsert also takes the next value of a sequence and returns it, in the same
  * statement. A sequence rather than a counter in the row, so that the release can still delete the row: the least
  * work for a fence that only grows. Its table is {@code bench_fenced_lock}, its sequence {@code bench_fenced_fence}.
+ *
+ * <p>{@link #unflushedRelease} (PostgreSQL) is the floor whose delete commits without waiting for its flush
+ * ({@code synchronous_commit} off for that one transaction), as the jpa store's release does: the floor of a lock
+ * that makes the same trade, so that the store is also compared with like. Its table is
+ * {@code bench_unflushed_lock}.
  */
 final class RawJdbcLocks implements AutoCloseable {
 
     static final String TABLE = "bench_floor_lock";
     static final String FENCED_TABLE = "bench_fenced_lock";
+    static final String UNFLUSHED_TABLE = "bench_unflushed_lock";
+
+    /** What a floor adds to the least: nothing, a fence, or a release that does not wait for its flush. */
+    private enum Kind {
+        PLAIN,
+        FENCED,
+        UNFLUSHED
+    }
 
     private final Connection connection;
     private final boolean fenced;
     /** MariaDB's fenced RETURNING compares the owner: a fourth parameter. */
     private final boolean ownerReturned;
+    /** The release is a query: it answers a row when it deleted one. */
+    private final boolean unflushed;
 
     private final PreparedStatement acquire;
     private final PreparedStatement release;
 
     RawJdbcLocks(BenchDatabase database) throws SQLException {
-        this(database, false);
+        this(database, Kind.PLAIN);
     }
 
-    private RawJdbcLocks(BenchDatabase database, boolean fenced) throws SQLException {
+    private RawJdbcLocks(BenchDatabase database, Kind kind) throws SQLException {
         this.connection = database.connectAffectedRows();
         this.connection.setAutoCommit(true);
-        this.fenced = fenced;
+        this.fenced = kind == Kind.FENCED;
+        this.unflushed = kind == Kind.UNFLUSHED;
         this.ownerReturned = fenced && database == BenchDatabase.MARIADB;
-        String table = fenced ? FENCED_TABLE : TABLE;
+        if (unflushed && database != BenchDatabase.POSTGRESQL) {
+            throw new IllegalArgumentException("only PostgreSQL commits a transaction of its own choice unflushed");
+        }
+        String table = fenced ? FENCED_TABLE : unflushed ? UNFLUSHED_TABLE : TABLE;
         String sequence = "bench_fenced_fence";
         try (Statement statement = connection.createStatement()) {
             if (database == BenchDatabase.POSTGRESQL) {
@@ -83,12 +102,22 @@ final class RawJdbcLocks implements AutoCloseable {
                 }
             }
         }
-        release = connection.prepareStatement("DELETE FROM " + table + " WHERE name = ? AND owner = ?");
+        String delete = "DELETE FROM " + table + " WHERE name = ? AND owner = ?";
+        release = connection.prepareStatement(
+                unflushed
+                        ? "WITH deleted AS (" + delete + " RETURNING 1) SELECT set_config('synchronous_commit', 'off',"
+                                + " true) FROM deleted"
+                        : delete);
     }
 
     /** @return the fenced floor on {@code database} */
     static RawJdbcLocks fenced(BenchDatabase database) throws SQLException {
-        return new RawJdbcLocks(database, true);
+        return new RawJdbcLocks(database, Kind.FENCED);
+    }
+
+    /** @return the floor whose release does not wait for its flush; PostgreSQL only */
+    static RawJdbcLocks unflushedRelease(BenchDatabase database) throws SQLException {
+        return new RawJdbcLocks(database, Kind.UNFLUSHED);
     }
 
     /**
@@ -113,6 +142,11 @@ final class RawJdbcLocks implements AutoCloseable {
     boolean release(String name, String owner) throws SQLException {
         release.setString(1, name);
         release.setString(2, owner);
+        if (unflushed) {
+            try (ResultSet rows = release.executeQuery()) {
+                return rows.next();
+            }
+        }
         return release.executeUpdate() == 1;
     }
 
