@@ -42,13 +42,16 @@ import java.util.regex.Pattern;
  * retry of an attempt whose answer was lost: fence, acquisition time and holder are kept, only the expiry is new), or
  * inserts a name's first row, and answers the lease or, when another owner's lease is live, its remaining time:
  * <ul>
- * <li>PostgreSQL: {@code INSERT ... SELECT name, owner, holder, now, now + ttl, now in µs WHERE NOT EXISTS (<the
- * row, live for another owner, in the statement's snapshot>) ON CONFLICT (name) DO UPDATE SET fence = GREATEST(fence
- * + 1, now in µs), ... WHERE owner IS NULL OR owner = ? OR expires_at <= now RETURNING fence, ...}, inside a
- * {@code WITH} whose outer {@code SELECT} answers the remaining time of a row it did not take: read from the snapshot
- * where that row was live, unknown where another acquirer took it after the snapshot saw it free. A lock busy in the
- * snapshot is answered without inserting, so the attempt locks no row and writes nothing: a waiter's attempts do not
- * hold up the holder's release;</li>
+ * <li>PostgreSQL: {@code WITH free AS (SELECT ... WHERE name = ? AND <free or expired> FOR NO KEY UPDATE SKIP
+ * LOCKED), own AS (SELECT ... WHERE name = ? AND <the caller's, live> FOR NO KEY UPDATE), taken AS (UPDATE ... SET
+ * fence = GREATEST(fence + 1, now in µs), ... FROM free, own RETURNING fence, ...), inserted AS (INSERT ... WHERE NOT
+ * EXISTS (<the row>) ON CONFLICT (name) DO NOTHING RETURNING ...) SELECT <taken, inserted, or the remaining time>}.
+ * A row live for another owner in the statement's snapshot is never locked, and answered with its remaining time: the
+ * attempt writes nothing, and a waiter's attempts do not hold up the holder's release. A free row that another
+ * transaction holds is being taken (or changed) by it: the attempt skips it and answers busy for an unknown time at
+ * once, rather than wait for that commit and its flush, which would also hold up that acquirer's release behind the
+ * attempt. The caller's own live row (a retry of an attempt whose answer was lost) is waited for, so that its owner
+ * never hears busy about its own hold;</li>
  * <li>MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE} with one {@code IF} per column, which MariaDB assigns
  * left to right (fence, acquired_at and holder read the row as it was, then owner is taken or kept, then expires_at
  * follows the owner), {@code RETURNING} the owner, the lease and the remaining time;</li>
@@ -59,10 +62,10 @@ import java.util.regex.Pattern;
  * row).</li>
  * </ul>
  * <b>Why it is atomic:</b> the decision (free or expired?) and the change are one single-row statement, which the
- * database runs under the row's write lock: of two acquirers of one name, the second waits for the first one's
- * commit, re-evaluates the condition on the committed row (PostgreSQL's {@code ON CONFLICT ... WHERE}, InnoDB's
- * locking read of the duplicate row, H2's row lock) and takes nothing. The primary key makes the first insert of a
- * name succeed once. <b>Why deadlock-free:</b> each statement writes at most one row in a transaction of its own.
+ * database runs under the row's write lock: of two acquirers of one name, the second skips the row the first one
+ * holds (PostgreSQL's {@code SKIP LOCKED}), or waits for the first one's commit and re-evaluates the condition on the
+ * committed row (PostgreSQL's lock recheck of the latest row version, InnoDB's locking read of the duplicate row,
+ * H2's row lock), and takes nothing. The primary key makes the first insert of a name succeed once. <b>Why deadlock-free:</b> each statement writes at most one row in a transaction of its own.
  * Should the database still report a deadlock, a serialization failure or a lock-wait timeout, the attempt is retried
  * twice and then answered as busy; a unique-key race (H2's {@code MERGE}) is answered as busy. None of them reaches
  * the caller.

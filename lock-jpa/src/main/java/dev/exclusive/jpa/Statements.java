@@ -222,29 +222,35 @@ final class Statements {
         String columns = "(name, owner, holder, acquired_at, expires_at, fence)";
         switch (database) {
             case POSTGRESQL -> {
-                // A row live for another owner in the statement's snapshot is answered busy with its remaining time
-                // and not inserted at all: an ON CONFLICT that decides nothing would still lock the row and write a
-                // transaction to the WAL, which every release and acquisition after it would wait for. Otherwise the
-                // insert's values are the new lease; on conflict the WHERE decides on the row's latest version,
-                // under its row lock, and the CASEs keep a retried owner's fence, acquisition time and holder. A row
-                // the snapshot saw free but another acquirer took meanwhile is busy for an unknown time (NULL).
+                // A free or expired row is locked only if no other transaction holds it (SKIP LOCKED): one that does
+                // is taking or changing it, and waiting for its commit (its flush) to learn that it was taken would
+                // also hold up that acquirer's release behind this attempt; the attempt answers busy for an unknown
+                // time (NULL) at once instead. A row live for another owner is never locked: its remaining time is
+                // read from the statement's snapshot, and the attempt writes nothing. The caller's own live row (a
+                // retry whose answer was lost) is waited for, so that its owner never hears busy about its own hold.
+                // The lock's recheck reads the row's latest version (READ COMMITTED); the update then gives it the
+                // new lease, or renews the owner's own, keeping its fence, time and holder. A name without a row gets
+                // its first one; one that another inserted meanwhile is left to it (no row answered).
                 String mineThere = mine.replace("owner", "l.owner").replace("expires_at", "l.expires_at");
-                return "WITH seen AS (SELECT owner IS NOT NULL AND expires_at > " + now + " AND owner <> ?1 AS busy, "
-                        + database.remainingMillis("expires_at") + " AS remaining FROM " + table
-                        + " WHERE name = ?4), taken AS (INSERT INTO " + table + " AS l " + columns + " SELECT ?4, ?1,"
-                        + " ?2, " + now + ", " + database.plusMillis("?3") + ", " + database.nowMicros()
-                        + " WHERE NOT EXISTS (SELECT 1 FROM seen WHERE busy)"
-                        + " ON CONFLICT (name) DO UPDATE SET"
-                        + " fence = CASE WHEN " + mineThere + " THEN l.fence ELSE GREATEST(l.fence + 1,"
-                        + " EXCLUDED.fence) END,"
-                        + " acquired_at = CASE WHEN " + mineThere + " THEN l.acquired_at ELSE EXCLUDED.acquired_at END,"
-                        + " holder = CASE WHEN " + mineThere + " THEN l.holder ELSE EXCLUDED.holder END,"
-                        + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at"
-                        + " WHERE l.owner IS NULL OR l.owner = EXCLUDED.owner OR l.expires_at <= " + now
-                        + " RETURNING " + lease + ")"
-                        + " SELECT 1, taken.*, 0, '' FROM taken UNION ALL SELECT 0, 0, 0, 0, CASE WHEN busy THEN"
-                        + " remaining END, " + NO_FLUSH_WAIT + " FROM seen"
-                        + " WHERE NOT EXISTS (SELECT 1 FROM taken)";
+                return "WITH free AS (SELECT name FROM " + table + " WHERE name = ?4 AND (owner IS NULL OR expires_at"
+                        + " <= " + now + ") FOR NO KEY UPDATE SKIP LOCKED),"
+                        + " own AS (SELECT name FROM " + table + " WHERE name = ?4 AND owner = ?1 AND expires_at > "
+                        + now + " FOR NO KEY UPDATE),"
+                        + " taken AS (UPDATE " + table + " AS l SET"
+                        + " fence = CASE WHEN " + mineThere + " THEN l.fence ELSE GREATEST(l.fence + 1, "
+                        + database.nowMicros() + ") END,"
+                        + " acquired_at = CASE WHEN " + mineThere + " THEN l.acquired_at ELSE " + now + " END,"
+                        + " holder = CASE WHEN " + mineThere + " THEN l.holder ELSE ?2 END,"
+                        + " owner = ?1, expires_at = " + database.plusMillis("?3")
+                        + " FROM (SELECT name FROM free UNION ALL SELECT name FROM own) c WHERE l.name = c.name"
+                        + " RETURNING " + lease + "),"
+                        + " inserted AS (INSERT INTO " + table + " " + columns + " SELECT ?4, ?1, ?2, " + now + ", "
+                        + database.plusMillis("?3") + ", " + database.nowMicros() + " WHERE NOT EXISTS (SELECT 1 FROM "
+                        + table + " WHERE name = ?4) ON CONFLICT (name) DO NOTHING RETURNING " + lease + ")"
+                        + " SELECT 1, taken.*, 0, '' FROM taken UNION ALL SELECT 1, inserted.*, 0, '' FROM inserted"
+                        + " UNION ALL SELECT 0, 0, 0, 0, CASE WHEN owner IS NOT NULL AND expires_at > " + now
+                        + " AND owner <> ?1 THEN " + database.remainingMillis("expires_at") + " END, " + NO_FLUSH_WAIT
+                        + " FROM " + table + " WHERE name = ?4 AND NOT EXISTS (SELECT 1 FROM taken)";
             }
             case MARIADB -> {
                 // MariaDB assigns left to right, each assignment seeing the ones before: fence, acquired_at and holder

@@ -40,6 +40,11 @@ class MariaDbBusyAttemptTest extends AbstractBusyAttemptTest {
                 + " WHERE name = '" + name + "'";
     }
 
+    @Override
+    boolean waitsForAnotherAcquirer() {
+        return true;
+    }
+
     /**
      * Upserts into {@link #TABLE} that other sessions run now, read from the processlist, since InnoDB's list of
      * transactions did not always show one waiting for a row lock.
