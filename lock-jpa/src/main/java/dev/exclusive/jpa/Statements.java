@@ -138,12 +138,10 @@ final class Statements {
         // row lock), and a mark after it finds the row free and marks nothing.
         String waited =
                 this.marks ? "(waited_until > " + now + " OR NOT starts_with(?2, '" + localOwners + "'))" : "TRUE";
-        // a table of an earlier version, left as it is, has no waited_until to return
-        String returned = this.marks ? "name, waited_until" : "name";
+        // All in the update's RETURNING, which reads the row as the update left it and runs once per row freed
         this.release = database.notifies()
-                ? "WITH changed AS (" + release + " RETURNING " + returned + ") SELECT CASE WHEN " + waited
-                        + " THEN 1 ELSE 0 END, (CASE WHEN " + waited + " THEN pg_notify('" + channel
-                        + "', name) END) IS NULL, " + NO_FLUSH_WAIT + " FROM changed"
+                ? release + " RETURNING CASE WHEN " + waited + " THEN 1 ELSE 0 END, (CASE WHEN " + waited
+                        + " THEN pg_notify('" + channel + "', name) END) IS NULL, " + NO_FLUSH_WAIT
                 : release;
         // One statement decides and changes, as release does; both CASEs see the row as it was (MariaDB and MySQL
         // assign left to right, but expires_at's CASE reads acquired_at and expires_at, never owner).
@@ -152,12 +150,12 @@ final class Statements {
         String releaseWithFloor = "UPDATE " + table + " SET owner = CASE WHEN " + passed + " THEN NULL ELSE owner END,"
                 + " expires_at = CASE WHEN " + passed + " THEN " + now + " ELSE LEAST(expires_at, " + floor + ") END"
                 + " WHERE name = ?1 AND owner = ?2 AND " + live;
-        // PostgreSQL: the freed flag, and a notification only when the row was freed (CASE evaluates lazily)
+        // PostgreSQL: the freed flag (owner as the update left it), and a notification only when the row was freed
+        // (CASE evaluates lazily)
         this.releaseWithFloor = database.notifies()
-                ? "WITH changed AS (" + releaseWithFloor + " RETURNING " + returned + ", CASE WHEN owner IS NULL"
-                        + " THEN 1 ELSE 0 END AS freed) SELECT freed, CASE WHEN freed = 1 AND " + waited
-                        + " THEN 1 ELSE 0 END, (CASE WHEN freed = 1 AND " + waited + " THEN pg_notify('" + channel
-                        + "', name) END) IS NULL, " + NO_FLUSH_WAIT + " FROM changed"
+                ? releaseWithFloor + " RETURNING CASE WHEN owner IS NULL THEN 1 ELSE 0 END, CASE WHEN owner IS NULL"
+                        + " AND " + waited + " THEN 1 ELSE 0 END, (CASE WHEN owner IS NULL AND " + waited
+                        + " THEN pg_notify('" + channel + "', name) END) IS NULL, " + NO_FLUSH_WAIT
                 : releaseWithFloor;
         this.readFreed = "SELECT CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM " + table + " WHERE name = ?1";
         this.forceRelease = notifying(
