@@ -11,6 +11,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The store's operations on its table, as {@link JpaLockStore} describes them: each runs its {@link Statements} in
@@ -20,10 +22,22 @@ import java.util.Optional;
 final class LockTable {
 
     private static final int ATTEMPTS = 3;
+    /** Above this many owners in doubt, the expired ones are dropped; above {@link #MAX_IN_DOUBT}, all of them. */
+    private static final int SWEEP_IN_DOUBT = 1_024;
+
+    private static final int MAX_IN_DOUBT = 16_384;
 
     private final Statements statements;
     private final Transactions transactions;
     private final String storeName;
+    /**
+     * Name and owner of each attempt that ended without an answer, with when a lease it may have taken ends
+     * ({@code nanoTime}): that owner's next attempt on that name runs {@link Statements#acquireAfterLostAnswer}, which
+     * waits for the lost attempt's transaction instead of skipping the row it may still hold. Bounded: past
+     * {@link #MAX_IN_DOUBT} entries it is emptied, and those owners' next attempts skip as any other (they may then
+     * hear busy, for an unknown time, about a hold their lost attempt took; their attempt after that renews it).
+     */
+    private final ConcurrentHashMap<String, Long> inDoubt = new ConcurrentHashMap<>();
 
     LockTable(Statements statements, Transactions transactions, String storeName) {
         this.statements = statements;
@@ -40,13 +54,24 @@ final class LockTable {
         return statements.channel;
     }
 
-    /** Contention is retried twice and then answered busy; it never reaches the caller. */
+    /**
+     * Contention is retried twice and then answered busy; it never reaches the caller. Any other failure leaves the
+     * attempt in doubt (its statement may still commit on the server), which the owner's next attempt on the name
+     * takes into account.
+     */
     Acquisition acquire(String name, String owner, String holder, long ttlMillis) {
+        String acquire = statements.acquire;
+        if (statements.acquireAfterLostAnswer != null && wasInDoubt(name, owner)) {
+            acquire = statements.acquireAfterLostAnswer;
+        }
         for (int attempt = 1; ; attempt++) {
             try {
-                return attempt(name, owner, holder, ttlMillis);
+                return attempt(acquire, name, owner, holder, ttlMillis);
             } catch (PersistenceException e) {
                 if (!Failures.isContention(e)) {
+                    if (statements.acquireAfterLostAnswer != null) {
+                        doubt(name, owner, ttlMillis);
+                    }
                     throw unavailable(name, e);
                 }
                 if (attempt == ATTEMPTS) {
@@ -56,15 +81,39 @@ final class LockTable {
         }
     }
 
+    private void doubt(String name, String owner, long ttlMillis) {
+        if (inDoubt.size() >= SWEEP_IN_DOUBT) {
+            long now = System.nanoTime();
+            inDoubt.values().removeIf(until -> until - now < 0);
+            if (inDoubt.size() >= MAX_IN_DOUBT) {
+                inDoubt.clear();
+            }
+        }
+        inDoubt.put(inDoubtKey(name, owner), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
+    }
+
+    /** @return whether the owner's last attempt on the name ended without an answer, within a lease's ttl; forgets it */
+    private boolean wasInDoubt(String name, String owner) {
+        if (inDoubt.isEmpty()) {
+            return false;
+        }
+        Long until = inDoubt.remove(inDoubtKey(name, owner));
+        return until != null && until - System.nanoTime() > 0;
+    }
+
+    private static String inDoubtKey(String name, String owner) {
+        return name + '\u0000' + owner;
+    }
+
     /**
      * One statement where the database has one ({@link Statements#acquire}); else (MySQL) the take-over, then (only
      * when the row is neither live nor taken over) the first insert.
      */
-    private Acquisition attempt(String name, String owner, String holder, long ttlMillis) {
-        if (statements.acquire != null) {
+    private Acquisition attempt(String acquire, String name, String owner, String holder, long ttlMillis) {
+        if (acquire != null) {
             List<Object[]> rows;
             try {
-                rows = transactions.rows(statements.acquire, owner, holder, ttlMillis, name);
+                rows = transactions.rows(acquire, owner, holder, ttlMillis, name);
             } catch (PersistenceException e) {
                 if (!Failures.isDuplicateKey(e)) {
                     throw e;

@@ -34,12 +34,21 @@ final class Statements {
      * The whole acquisition in one statement, where the database has one (all but MySQL): takes over a free or
      * expired row, renews the owner's own, or inserts a name's first row; parameters as {@link #takeOver}. It answers
      * one row {@code (took, fence, acquired-at ms, expires-at ms, remaining ms)}: {@code took} 1 is the lease, 0 a
-     * live row of another owner with its remaining time, or {@code NULL} for it when unknown (PostgreSQL: another
-     * acquirer took the row after the statement's snapshot saw it free). No row (H2 when busy; PostgreSQL when
-     * another inserter of the name won just now): ask {@link #readRemaining}. On PostgreSQL a sixth column is the
+     * live row of another owner with its remaining time, or {@code NULL} for it when unknown (PostgreSQL: the row
+     * was free in the statement's snapshot but another transaction held it, most likely an acquirer taking it, or
+     * the cleanup deleting it; or the caller's own row changed by another transaction meanwhile). No row (H2 when
+     * busy; PostgreSQL when another inserter of the name won just now): ask {@link #readRemaining}. On PostgreSQL a sixth column is the
      * {@link #NO_FLUSH_WAIT} of an attempt that took nothing. {@code null} on MySQL.
      */
     final String acquire;
+    /**
+     * PostgreSQL: {@link #acquire} for an owner whose last attempt on the name ended without an answer (its
+     * statement may still be committing on the server): it waits for a transaction that holds the row instead of
+     * skipping it, and takes the row if it is free or the owner's own once that transaction ends, so that the owner
+     * does not hear busy about a hold that its lost attempt took. {@code null} elsewhere, where {@link #acquire}
+     * always waits.
+     */
+    final String acquireAfterLostAnswer;
     /** The PostgreSQL channel that releases notify with the freed name, and that waiters listen on. */
     final String channel;
     /** Takes over an existing free or expired row, or renews the owner's own: owner, holder, ttl ms, name. */
@@ -126,6 +135,8 @@ final class Statements {
         this.takeOver = takeOver;
         this.channel = channel(table);
         this.acquire = acquire(database, table, mine, nextFence);
+        this.acquireAfterLostAnswer =
+                database == Database.POSTGRESQL ? postgresAcquire(database, table, mine, false) : null;
         this.insert = database.insertFirstRow(
                 table, "(?1, ?2, ?3, " + now + ", " + database.plusMillis("?4") + ", " + database.nowMicros() + ")");
         this.readLease = "SELECT fence, " + database.epochMillis("acquired_at") + ", "
@@ -220,35 +231,7 @@ final class Statements {
         String columns = "(name, owner, holder, acquired_at, expires_at, fence)";
         switch (database) {
             case POSTGRESQL -> {
-                // A free or expired row is locked only if no other transaction holds it (SKIP LOCKED): one that does
-                // is taking or changing it, and waiting for its commit (its flush) to learn that it was taken would
-                // also hold up that acquirer's release behind this attempt; the attempt answers busy for an unknown
-                // time (NULL) at once instead. A row live for another owner is never locked: its remaining time is
-                // read from the statement's snapshot, and the attempt writes nothing. The caller's own live row (a
-                // retry whose answer was lost) is waited for, so that its owner never hears busy about its own hold.
-                // The lock's recheck reads the row's latest version (READ COMMITTED); the update then gives it the
-                // new lease, or renews the owner's own, keeping its fence, time and holder. A name without a row gets
-                // its first one; one that another inserted meanwhile is left to it (no row answered).
-                String mineThere = mine.replace("owner", "l.owner").replace("expires_at", "l.expires_at");
-                return "WITH free AS (SELECT name FROM " + table + " WHERE name = ?4 AND (owner IS NULL OR expires_at"
-                        + " <= " + now + ") FOR NO KEY UPDATE SKIP LOCKED),"
-                        + " own AS (SELECT name FROM " + table + " WHERE name = ?4 AND owner = ?1 AND expires_at > "
-                        + now + " FOR NO KEY UPDATE),"
-                        + " taken AS (UPDATE " + table + " AS l SET"
-                        + " fence = CASE WHEN " + mineThere + " THEN l.fence ELSE GREATEST(l.fence + 1, "
-                        + database.nowMicros() + ") END,"
-                        + " acquired_at = CASE WHEN " + mineThere + " THEN l.acquired_at ELSE " + now + " END,"
-                        + " holder = CASE WHEN " + mineThere + " THEN l.holder ELSE ?2 END,"
-                        + " owner = ?1, expires_at = " + database.plusMillis("?3")
-                        + " FROM (SELECT name FROM free UNION ALL SELECT name FROM own) c WHERE l.name = c.name"
-                        + " RETURNING " + lease + "),"
-                        + " inserted AS (INSERT INTO " + table + " " + columns + " SELECT ?4, ?1, ?2, " + now + ", "
-                        + database.plusMillis("?3") + ", " + database.nowMicros() + " WHERE NOT EXISTS (SELECT 1 FROM "
-                        + table + " WHERE name = ?4) ON CONFLICT (name) DO NOTHING RETURNING " + lease + ")"
-                        + " SELECT 1, taken.*, 0, '' FROM taken UNION ALL SELECT 1, inserted.*, 0, '' FROM inserted"
-                        + " UNION ALL SELECT 0, 0, 0, 0, CASE WHEN owner IS NOT NULL AND expires_at > " + now
-                        + " AND owner <> ?1 THEN " + database.remainingMillis("expires_at") + " END, " + NO_FLUSH_WAIT
-                        + " FROM " + table + " WHERE name = ?4 AND NOT EXISTS (SELECT 1 FROM taken)";
+                return postgresAcquire(database, table, mine, true);
             }
             case MARIADB -> {
                 // MariaDB assigns left to right, each assignment seeing the ones before: fence, acquired_at and holder
@@ -287,6 +270,56 @@ final class Statements {
                 return null; // MySQL has no RETURNING: take-over, read-back and insert, as described in JpaLockStore
             }
         }
+    }
+
+    /**
+     * The PostgreSQL acquisition. With {@code skipHeldRows} (every attempt but one after a lost answer), a free or
+     * expired row is locked only if no other transaction holds it (SKIP LOCKED): one that does is taking or changing
+     * it, and waiting for its commit (its flush) to learn that it was taken would also hold up that acquirer's release
+     * behind this attempt; the attempt answers busy for an unknown time (NULL) at once instead. The caller's own live
+     * row is waited for, so that its owner never hears busy about its own hold; and a name's first row, inserted by
+     * another meanwhile, is left to it (no row answered). Without it, a free, expired or own row is waited for, and a
+     * first row inserted meanwhile is taken over if free or the caller's own: the owner's earlier attempt, whose
+     * answer was lost, may be the transaction that holds it.
+     *
+     * <p>Either way a row live for another owner in the statement's snapshot is never locked: its remaining time is
+     * read from the snapshot, and the attempt writes nothing. The lock's recheck reads the row's latest version (READ
+     * COMMITTED); the update then gives it the new lease, or renews the owner's own, keeping its fence, time and
+     * holder.
+     */
+    private static String postgresAcquire(Database database, String table, String mine, boolean skipHeldRows) {
+        String now = database.now();
+        String lease = "fence, " + database.epochMillis("acquired_at") + ", " + database.epochMillis("expires_at");
+        String columns = "(name, owner, holder, acquired_at, expires_at, fence)";
+        String mineThere = mine.replace("owner", "l.owner").replace("expires_at", "l.expires_at");
+        String fence =
+                "CASE WHEN " + mineThere + " THEN l.fence ELSE GREATEST(l.fence + 1, " + database.nowMicros() + ") END";
+        String acquiredAt = "CASE WHEN " + mineThere + " THEN l.acquired_at ELSE " + now + " END";
+        String holder = "CASE WHEN " + mineThere + " THEN l.holder ELSE ?2 END";
+        String free = "owner IS NULL OR expires_at <= " + now;
+        String locked = skipHeldRows
+                ? "free AS (SELECT name FROM " + table + " WHERE name = ?4 AND (" + free + ") FOR NO KEY UPDATE SKIP"
+                        + " LOCKED), own AS (SELECT name FROM " + table + " WHERE name = ?4 AND owner = ?1 AND"
+                        + " expires_at > " + now + " FOR NO KEY UPDATE)"
+                : "free AS (SELECT name FROM " + table + " WHERE name = ?4 AND (" + free + " OR owner = ?1) FOR NO KEY"
+                        + " UPDATE)";
+        String rows = skipHeldRows ? "(SELECT name FROM free UNION ALL SELECT name FROM own)" : "free";
+        String firstRowTaken = skipHeldRows
+                ? "DO NOTHING"
+                : "DO UPDATE SET fence = " + fence.replace(database.nowMicros(), "EXCLUDED.fence") + ", acquired_at = "
+                        + acquiredAt + ", holder = " + holder + ", owner = ?1, expires_at = EXCLUDED.expires_at WHERE "
+                        + "l.owner IS NULL OR l.owner = ?1 OR l.expires_at <= " + now;
+        return "WITH " + locked + ","
+                + " taken AS (UPDATE " + table + " AS l SET fence = " + fence + ", acquired_at = " + acquiredAt
+                + ", holder = " + holder + ", owner = ?1, expires_at = " + database.plusMillis("?3")
+                + " FROM " + rows + " c WHERE l.name = c.name RETURNING " + lease + "),"
+                + " inserted AS (INSERT INTO " + table + " AS l " + columns + " SELECT ?4, ?1, ?2, " + now + ", "
+                + database.plusMillis("?3") + ", " + database.nowMicros() + " WHERE NOT EXISTS (SELECT 1 FROM " + table
+                + " WHERE name = ?4) ON CONFLICT (name) " + firstRowTaken + " RETURNING " + lease + ")"
+                + " SELECT 1, taken.*, 0, '' FROM taken UNION ALL SELECT 1, inserted.*, 0, '' FROM inserted"
+                + " UNION ALL SELECT 0, 0, 0, 0, CASE WHEN owner IS NOT NULL AND expires_at > " + now
+                + " AND owner <> ?1 THEN " + database.remainingMillis("expires_at") + " END, " + NO_FLUSH_WAIT
+                + " FROM " + table + " WHERE name = ?4 AND NOT EXISTS (SELECT 1 FROM taken)";
     }
 
     /** @return {@code prefix} as a LIKE pattern that matches it literally, with {@code !} as the escape */

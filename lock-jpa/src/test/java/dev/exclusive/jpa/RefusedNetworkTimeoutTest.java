@@ -56,9 +56,11 @@ class RefusedNetworkTimeoutTest {
                 assertTrue(store.release("refused", "owner-" + i));
             }
             assertTrue(pool.refusals.get() >= 1, "the pool was asked for a network timeout and refused it");
-            // the acquisitions and releases (Hibernate's own statements, such as the DDL, get its default of 0)
+            // the acquisitions (a WITH) and releases (an UPDATE); Hibernate's own statements, such as the DDL, get
+            // its default of 0
             List<Integer> locking = pool.queryTimeouts.stream()
-                    .filter(t -> t.sql().startsWith("WITH ") && t.sql().contains(TABLE))
+                    .filter(t -> (t.sql().startsWith("WITH ") || t.sql().startsWith("UPDATE "))
+                            && t.sql().contains(TABLE))
                     .map(QueryTimeout::seconds)
                     .toList();
             assertEquals(List.of(3, 3, 3, 3, 3, 3), locking, "the store's timeout in s, on each acquire and release");
