@@ -44,14 +44,16 @@ import java.util.regex.Pattern;
  * <ul>
  * <li>PostgreSQL: {@code WITH free AS (SELECT ... WHERE name = ? AND <free or expired> FOR NO KEY UPDATE SKIP
  * LOCKED), own AS (SELECT ... WHERE name = ? AND <the caller's, live> FOR NO KEY UPDATE), taken AS (UPDATE ... SET
- * fence = GREATEST(fence + 1, now in µs), ... FROM free, own RETURNING fence, ...), inserted AS (INSERT ... WHERE NOT
- * EXISTS (<the row>) ON CONFLICT (name) DO NOTHING RETURNING ...) SELECT <taken, inserted, or the remaining time>}.
- * A row live for another owner in the statement's snapshot is never locked, and answered with its remaining time: the
- * attempt writes nothing, and a waiter's attempts do not hold up the holder's release. A free row that another
- * transaction holds is being taken (or changed) by it: the attempt skips it and answers busy for an unknown time at
- * once, rather than wait for that commit and its flush, which would also hold up that acquirer's release behind the
- * attempt. The caller's own live row (a retry of an attempt whose answer was lost) is waited for, so that its owner
- * never hears busy about its own hold;</li>
+ * fence = GREATEST(fence + 1, now in µs), ... FROM (free UNION ALL own) ... RETURNING fence, ...), inserted AS
+ * (INSERT ... WHERE NOT EXISTS (<the row>) ON CONFLICT (name) DO NOTHING RETURNING ...) SELECT <taken, inserted, or
+ * the remaining time>}. A row live for another owner in the statement's snapshot is never locked, and answered with
+ * its remaining time: the attempt writes nothing, and a waiter's attempts do not hold up the holder's release. A free
+ * row that another transaction holds is being taken (or changed) by it: the attempt skips it and answers busy for an
+ * unknown time at once, rather than wait for that commit and its flush, which would also hold up that acquirer's
+ * release behind the attempt. The caller's own live row is waited for. An owner whose last attempt on the name ended
+ * without an answer (its statement may still commit on the server) runs the same statement without {@code SKIP
+ * LOCKED}, and with {@code ON CONFLICT DO UPDATE} for a first row that is free or its own, so that it does not hear
+ * busy about a hold its lost attempt took: it waits for that transaction and renews the hold;</li>
  * <li>MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE} with one {@code IF} per column, which MariaDB assigns
  * left to right (fence, acquired_at and holder read the row as it was, then owner is taken or kept, then expires_at
  * follows the owner), {@code RETURNING} the owner, the lease and the remaining time;</li>
@@ -138,10 +140,11 @@ import java.util.regex.Pattern;
  * transaction, {@link Statements#NO_FLUSH_WAIT}): a release (with or without a minimum hold), a waiter's mark, and
  * an attempt that took nothing (which may still have locked the row). That saves one disk flush per acquire+release,
  * and under contention the flush that every other statement on the row waited for behind it. What it gives up: a
- * database crash a moment after such a commit (at most three times {@code wal_writer_delay}, 200 ms by default) may
- * undo it. Why that is safe: the WAL is flushed in order, so the next acquisition's own flush makes every release
- * before it durable first; a release the crash undid leaves the lock held until its ttl by a holder that has let
- * it go, never held twice. A force-release keeps the flush, so that an operator's action outlives a crash as
+ * database crash a moment after such a commit (at most three times {@code wal_writer_delay}: 600 ms with its default
+ * of 200 ms) may undo it. Why that is safe: the WAL is flushed in order, so the next acquisition's own flush makes
+ * every release before it durable first; a release the crash undid leaves the lock held until its ttl by a holder
+ * that has let it go, never held twice (should that handle acquire again meanwhile, it gets the undone hold back,
+ * with its fence and acquisition time, as a retry would). A force-release keeps the flush, so that an operator's action outlives a crash as
  * reported. MariaDB, MySQL and H2 have no such setting per transaction: every statement waits for its flush as the
  * server is configured ({@code innodb_flush_log_at_trx_commit}).
  *
@@ -191,6 +194,8 @@ public final class JpaLockStore implements LockStore {
     public static final String DEFAULT_TABLE = "exclusive_lock";
 
     private static final WaitPolicy LISTENING = WaitPolicy.backoff(Duration.ofMillis(100), Duration.ofSeconds(1));
+    /** How long a waiter pauses when its attempt skipped a row that another acquirer was taking; see awaitRelease. */
+    private static final Duration TAKING_PAUSE = Duration.ofMillis(2);
 
     /** A table name, optionally schema-qualified: it is put into statements as it is. */
     static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
@@ -233,8 +238,11 @@ public final class JpaLockStore implements LockStore {
     private volatile ReleaseListener listener;
     /** Releases this store has seen: its own, and those the listener was notified of; for waiters' re-checks. */
     private final AtomicLong releases = new AtomicLong();
-    /** {@link #releases} when this thread's last acquisition attempt began. */
-    private final ThreadLocal<long[]> releasesAtAttempt = ThreadLocal.withInitial(() -> new long[1]);
+    /**
+     * Per thread, its last acquisition attempt: {@link #releases} when it began, and 1 if it answered busy for an
+     * unknown time (on PostgreSQL, mostly a free row that another acquirer held while it committed), else 0.
+     */
+    private final ThreadLocal<long[]> lastAttempt = ThreadLocal.withInitial(() -> new long[2]);
 
     /**
      * A store with default settings over a factory the application owns and closes.
@@ -300,8 +308,10 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public Acquisition tryAcquire(String name, String owner, LockHolder holder, Duration ttl) {
-        releasesAtAttempt.get()[0] = releases.get();
+        long[] attempt = lastAttempt.get();
+        attempt[0] = releases.get();
         Acquisition outcome = lockTable().acquire(name, owner, holder.encode(), ttl.toMillis());
+        attempt[1] = outcome instanceof Acquisition.Busy busy && busy.remaining() == null ? 1 : 0;
         if (outcome.acquired()) {
             cleanup.runIfDue(this::cleanUp, table);
         }
@@ -450,7 +460,10 @@ public final class JpaLockStore implements LockStore {
      * last attempt began, so that a release between the attempt and the registration is not missed; then, once
      * registered, it marks a lock held from another JVM ({@link LockTable#mark}), so that its release notifies, and
      * returns at once if the lock is free by then. A release that read the row before the mark freed it, so the mark
-     * finds it free; one after the mark reads the mark (the row lock orders them); so none is missed.
+     * finds it free; one after the mark reads the mark (the row lock orders them); so none is missed. Except when this
+     * thread's last attempt skipped a free row that another transaction held (answered busy for an unknown time):
+     * that is most likely an acquirer still committing, and the waiter pauses for 2 ms, or until a release, before it
+     * returns, so that its tries do not spin until that commit is done.
      */
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
@@ -465,13 +478,31 @@ public final class JpaLockStore implements LockStore {
             signals.await(name, maxWait, () -> true);
             return;
         }
-        long seen = releasesAtAttempt.get()[0];
+        long[] attempt = lastAttempt.get();
+        long seen = attempt[0];
         LockTable ready = lockTable;
         if (!ready.marks()) {
             signals.await(name, maxWait, () -> releases.get() == seen);
             return;
         }
-        signals.await(name, maxWait, () -> releases.get() == seen && marked(ready, name, maxWait));
+        boolean[] notLive = new boolean[1];
+        signals.await(name, maxWait, () -> {
+            if (releases.get() != seen) {
+                return false;
+            }
+            if (marked(ready, name, maxWait)) {
+                return true;
+            }
+            notLive[0] = true;
+            return false;
+        });
+        if (notLive[0] && attempt[1] == 1) {
+            // The attempt skipped a free row that another transaction held, and the row is still not live: most
+            // likely an acquirer whose commit waits for its flush. Trying again at once would spin until it is
+            // done; a pause, which any release seen here ends, paces the tries to it.
+            signals.await(
+                    name, TAKING_PAUSE.compareTo(maxWait) < 0 ? TAKING_PAUSE : maxWait, () -> releases.get() == seen);
+        }
     }
 
     /** @return whether the lock is still busy, now marked if another JVM holds it; {@code false} if unknown */

@@ -1,6 +1,8 @@
 package dev.exclusive.jpa;
 
+import static dev.exclusive.jpa.PostgresWaits.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.spi.Acquisition;
@@ -34,6 +36,35 @@ class PostgresBusyAttemptTest extends AbstractBusyAttemptTest {
     @Override
     boolean waitsForAnotherAcquirer() {
         return false;
+    }
+
+    /**
+     * The waiter's mark then finds the row not live (the other acquirer has not committed yet): it pauses before its
+     * next attempt, rather than trying again at once and again until that commit (and its flush) is done. The
+     * shortest of five waits, so that a first statement's preparation does not count.
+     */
+    @Test
+    void aWaiterWhoseAttemptSkippedARowBeingTakenPausesBeforeTryingAgain() throws Exception {
+        String name = "taking-" + UUID.randomUUID();
+        assertTrue(store.tryAcquire(name, "first", HOLDER, TTL).acquired());
+        assertTrue(store.release(name, "first"));
+        store.awaitRelease(name, Duration.ofMillis(1)); // starts the listener, without which nobody marks
+        awaitTrue(() -> store.listener().listening(), "the store listens");
+        long shortest = Long.MAX_VALUE;
+        try (Connection taking = holdingTheRow(name)) {
+            for (int i = 0; i < 5; i++) {
+                Acquisition.Busy busy =
+                        assertInstanceOf(Acquisition.Busy.class, store.tryAcquire(name, "waiter", HOLDER, TTL));
+                assertNull(busy.remaining(), "busy for an unknown time: the row is free, but another has it");
+                long start = System.nanoTime();
+                store.awaitRelease(name, Duration.ofSeconds(10));
+                shortest = Math.min(shortest, System.nanoTime() - start);
+            }
+            taking.commit();
+        }
+        assertTrue(
+                shortest >= TimeUnit.MILLISECONDS.toNanos(2) && shortest < TimeUnit.SECONDS.toNanos(5),
+                "paused at least " + shortest / 1_000 + " µs: at least 2 ms each time, and not for the whole wait");
     }
 
     @Test

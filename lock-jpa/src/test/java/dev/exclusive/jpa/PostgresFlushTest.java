@@ -92,15 +92,20 @@ class PostgresFlushTest {
 
     @Test
     void anAcquisitionAndAnExtensionWaitForTheirFlush() {
-        long[] acquired = new long[5];
+        long[] inserted = new long[5];
+        long[] takenOver = new long[5];
         long[] extended = new long[5];
-        for (int i = 0; i < acquired.length; i++) {
+        for (int i = 0; i < inserted.length; i++) {
             String name = "grant-" + UUID.randomUUID();
-            acquired[i] = millis(() ->
+            inserted[i] = millis(() ->
                     assertTrue(store.tryAcquire(name, HERE + "a", HOLDER, TTL).acquired()));
-            extended[i] = millis(() -> assertTrue(store.extend(name, HERE + "a", TTL)));
+            assertTrue(store.release(name, HERE + "a"));
+            takenOver[i] = millis(() ->
+                    assertTrue(store.tryAcquire(name, HERE + "b", HOLDER, TTL).acquired()));
+            extended[i] = millis(() -> assertTrue(store.extend(name, HERE + "b", TTL)));
         }
-        assertAtLeastAFlush(acquired, "an acquisition");
+        assertAtLeastAFlush(inserted, "an acquisition of a name's first row");
+        assertAtLeastAFlush(takenOver, "an acquisition of a free row");
         assertAtLeastAFlush(extended, "an extension");
     }
 
