@@ -35,7 +35,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -704,26 +703,40 @@ public abstract class LockStoreContract {
         assertTrue(lock("imports:users").block(Duration.ofSeconds(5)));
     }
 
+    /**
+     * A wake-up, not a poll, ends the wait. The handoff also holds the store's own acquisition, which a loaded
+     * machine can stall (a database commit waits for its disk): a slow first handoff is measured once more, on
+     * another name, and the faster of the two must be far below a polling interval. A store that only polls is fast
+     * by chance rarely, and twice in a row more rarely still.
+     */
     @Test
     void blockReturnsSoonAfterTheHolderReleases() throws Exception {
-        Lock holder = lock("imports:users");
+        long first = handoffMillis("imports:users");
+        if (first < maxHandoff().toMillis()) {
+            return;
+        }
+        long second = handoffMillis("imports:orders");
+        assertTrue(
+                second < maxHandoff().toMillis(),
+                "the waiter woke " + first + " ms, then " + second
+                        + " ms after the release; a wake-up should take far less than a polling interval");
+    }
+
+    /** @return how long a waiter blocked on {@code name} took to return after its holder released it */
+    private long handoffMillis(String name) throws Exception {
+        Lock holder = lock(name);
         assertTrue(holder.get());
-        AtomicLong releasedAt = new AtomicLong();
         CountDownLatch waiting = new CountDownLatch(1);
         Future<Long> waiter = executor().submit(() -> {
             waiting.countDown();
-            assertTrue(lock("imports:users").block(Duration.ofSeconds(20)));
+            assertTrue(lock(name).block(Duration.ofSeconds(20)));
             return System.nanoTime();
         });
         waiting.await();
         Thread.sleep(1_500); // long enough for any backoff to reach its longest pause
-        releasedAt.set(System.nanoTime());
+        long releasedAt = System.nanoTime();
         assertTrue(holder.release());
-        long handoffMillis = TimeUnit.NANOSECONDS.toMillis(waiter.get(10, TimeUnit.SECONDS) - releasedAt.get());
-        assertTrue(
-                handoffMillis < maxHandoff().toMillis(),
-                "the waiter woke " + handoffMillis
-                        + " ms after the release; a wake-up should take far less than a polling interval");
+        return TimeUnit.NANOSECONDS.toMillis(waiter.get(10, TimeUnit.SECONDS) - releasedAt);
     }
 
     /** @return the loosest handoff the wake-up test accepts: far below a 250 ms polling interval */
