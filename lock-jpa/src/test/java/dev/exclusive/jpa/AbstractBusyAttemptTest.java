@@ -1,7 +1,10 @@
 package dev.exclusive.jpa;
 
 import static dev.exclusive.jpa.PostgresWaits.awaitTrue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.LockHolder;
@@ -14,6 +17,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -112,5 +116,34 @@ abstract class AbstractBusyAttemptTest {
         assertTrue(
                 remaining == null || remaining.compareTo(Duration.ofSeconds(30)) > 0,
                 "unknown, or the other acquirer's remaining time; got " + remaining);
+    }
+
+    /**
+     * The owner's own live row is waited for, never skipped: an owner asking again while another transaction (a
+     * waiter's mark, an operator's force-release) holds the row hears, once it commits, that it still holds the
+     * lock, renewed for the new ttl, with its fence and acquisition time kept; never busy about its own hold.
+     */
+    @Test
+    void theOwnersAttemptOnItsOwnLiveRowWaitsForTheRowLockAndRenewsTheHold() throws Exception {
+        String name = "own-" + UUID.randomUUID();
+        Acquisition.Acquired first = assertInstanceOf(
+                Acquisition.Acquired.class, store.tryAcquire(name, "holder", HOLDER, Duration.ofSeconds(30)));
+        CompletableFuture<Acquisition> again;
+        try (Connection blocking = holdingTheRow(name)) {
+            again = CompletableFuture.supplyAsync(() -> store.tryAcquire(name, "holder", HOLDER, TTL));
+            assertThrows(
+                    TimeoutException.class,
+                    () -> again.get(300, TimeUnit.MILLISECONDS),
+                    "the attempt waits while the other transaction holds the row");
+            blocking.commit();
+        }
+        Acquisition.Acquired renewed = assertInstanceOf(
+                Acquisition.Acquired.class, again.get(10, TimeUnit.SECONDS), "the owner still holds its lock");
+        assertEquals(first.fence(), renewed.fence(), "a renewal keeps the fence");
+        assertEquals(first.acquiredAt(), renewed.acquiredAt(), "and the acquisition time");
+        assertTrue(
+                renewed.expiresAt().isAfter(first.expiresAt().plusSeconds(20)),
+                "renewed for the new ttl: " + first.expiresAt() + " then " + renewed.expiresAt());
+        assertTrue(store.release(name, "holder"));
     }
 }
