@@ -1,6 +1,7 @@
 package dev.exclusive.bench.jpa;
 
 import dev.exclusive.LockHolder;
+import dev.exclusive.bench.BalancedOrders;
 import dev.exclusive.jpa.JpaLockStore;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
@@ -14,7 +15,7 @@ import java.util.UUID;
  * through the jpa store, 500 through the floor ({@link RawJdbcLocks}), 500 through the fenced floor
  * ({@link RawJdbcLocks#fenced}) and, on PostgreSQL, 500 through the floor whose release does not wait for its flush
  * ({@link RawJdbcLocks#unflushedRelease}), alternating in batches of 20, in orders where each subject goes first
- * and follows each other one equally often ({@link #balancedOrders}), so that load from other processes on a shared
+ * and follows each other one equally often ({@link BalancedOrders}), so that load from other processes on a shared
  * machine hits them alike; prints the ratios per round and their medians, per database. The store against the floor is the target's ratio; the store against the fenced floor says how far it is
  * from the closest design with its guarantees; and against the unflushed floor, how far it is from the least work
  * of a lock that makes the store's own trade on PostgreSQL (a release that a database crash may undo).
@@ -90,44 +91,10 @@ public final class PairedAcquireRelease {
         };
     }
 
-    /**
-     * The orders the batches take in turn: each subject goes first, and directly follows each other subject, equally
-     * often (a Williams design), so that neither the first place of a batch nor what ran just before (a cache or a
-     * backend warmed by one subject's statements) favours one of them. Plain rotation kept the same neighbours: the
-     * floor always ran right after the store.
-     *
-     * @param n how many subjects
-     * @return {@code n} orders for an even {@code n}, {@code 2n} (each also reversed) for an odd one
-     */
-    static List<int[]> balancedOrders(int n) {
-        int[] first = new int[n];
-        for (int k = 0, low = 0, high = n - 1; k < n; k++) {
-            first[k] = k % 2 == 0 ? low++ : high--;
-        }
-        List<int[]> orders = new ArrayList<>();
-        for (int shift = 0; shift < n; shift++) {
-            int[] order = new int[n];
-            for (int k = 0; k < n; k++) {
-                order[k] = (first[k] + shift) % n;
-            }
-            orders.add(order);
-        }
-        if (n % 2 == 1) {
-            for (int shift = 0; shift < n; shift++) {
-                int[] reversed = new int[n];
-                for (int k = 0; k < n; k++) {
-                    reversed[k] = orders.get(shift)[n - 1 - k];
-                }
-                orders.add(reversed);
-            }
-        }
-        return orders;
-    }
-
     private static void run(BenchDatabase database, int rounds, List<Subject> subjects, List<Ratio> ratios)
             throws Exception {
         double[][] perRound = new double[ratios.size()][rounds];
-        List<int[]> orders = balancedOrders(subjects.size());
+        List<int[]> orders = BalancedOrders.of(subjects.size());
         int batches = 0;
         // Ten rounds of warm-up (5,000 pairs of each subject): the store runs more of its own code per pair than
         // the floors, which the JIT compiles fully only after several thousand calls; in the first two thousand pairs

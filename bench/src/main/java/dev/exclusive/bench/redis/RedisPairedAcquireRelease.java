@@ -3,6 +3,7 @@ package dev.exclusive.bench.redis;
 import dev.exclusive.Lock;
 import dev.exclusive.LockHolder;
 import dev.exclusive.LockRegistry;
+import dev.exclusive.bench.BalancedOrders;
 import dev.exclusive.redis.RedisLockStore;
 import java.net.URI;
 import java.time.Duration;
@@ -17,8 +18,8 @@ import redis.clients.jedis.params.SetParams;
  * The single-thread comparison of {@link RedisAcquireReleaseBenchmark}, paired: each round runs 1,000
  * acquire+release through the raw Jedis floor ({@code SET NX PX} + the compare-and-delete {@code EVALSHA}, on a
  * pooled {@code RedisClient} as the store's), 1,000 through the public API of the Redis store (a new handle per
- * acquisition), 1,000 through the store's SPI alone and 1,000 through the fenced floor, rotating which goes first,
- * so that load from other processes on a shared machine hits them alike. Prints the ratios per round (throughput /
+ * acquisition), 1,000 through the store's SPI alone and 1,000 through the fenced floor, in the orders of
+ * {@link BalancedOrders}, so that load from other processes on a shared machine hits them alike. Prints the ratios per round (throughput /
  * floor throughput) and their medians and ranges. Target: the public API's median at least 0.9.
  *
  * <p>The fenced floor is the least a lock with fencing tokens can do on Redis, which the store's contract asks for
@@ -97,6 +98,7 @@ public final class RedisPairedAcquireRelease {
                 }
             };
             List<Runnable> subjects = List.of(floor, store, storeSpi, fencedFloor);
+            List<int[]> orders = BalancedOrders.of(subjects.size());
             double[] api = new double[rounds];
             double[] direct = new double[rounds];
             double[] fenced = new double[rounds];
@@ -104,8 +106,7 @@ public final class RedisPairedAcquireRelease {
             try {
                 for (int round = -3; round < rounds; round++) { // three warm-up rounds
                     long[] nanos = new long[subjects.size()];
-                    for (int k = 0; k < subjects.size(); k++) {
-                        int subject = Math.floorMod(round + k, subjects.size());
+                    for (int subject : orders.get(Math.floorMod(round, orders.size()))) {
                         nanos[subject] = time(subjects.get(subject));
                     }
                     if (round >= 0) {
