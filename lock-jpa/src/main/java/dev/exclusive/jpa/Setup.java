@@ -229,7 +229,8 @@ final class Setup {
     /**
      * A table of an earlier version keeps working with its {@code expires_at} index, only slower on PostgreSQL (no
      * HOT update). A store allowed to create the table drops it, saying so at INFO; otherwise a WARNING names the
-     * statement that does. A failure to drop it (no privilege, a lock timeout) is the same WARNING.
+     * statement that does. A failure to drop it (no privilege, a lock timeout) is the same WARNING; a failure to
+     * look for it only a DEBUG line, since nothing is known about the index then.
      */
     private void dropObsoleteIndex(Database database, boolean create) {
         String query = database.obsoleteIndex(table);
@@ -237,12 +238,18 @@ final class Setup {
             return;
         }
         String drop = database.dropObsoleteIndex(table);
+        Object found;
         try {
-            Object found = transactions.run(em -> transactions.query(em, query).getSingleResult());
-            if (((Number) found).intValue() == 0) {
-                return;
-            }
-            if (create) {
+            found = transactions.run(em -> transactions.query(em, query).getSingleResult());
+        } catch (PersistenceException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Checking the lock table''s indexes failed: {0}", e);
+            return;
+        }
+        if (((Number) found).intValue() == 0) {
+            return;
+        }
+        if (create) {
+            try {
                 transactions.run(em -> transactions.query(em, drop).executeUpdate());
                 LOG.log(
                         System.Logger.Level.INFO,
@@ -253,9 +260,9 @@ final class Setup {
                         table,
                         drop);
                 return;
+            } catch (PersistenceException e) {
+                LOG.log(System.Logger.Level.DEBUG, "Dropping the index on expires_at failed: {0}", e);
             }
-        } catch (PersistenceException e) {
-            LOG.log(System.Logger.Level.DEBUG, "Checking the lock table''s indexes failed: {0}", e);
         }
         LOG.log(
                 System.Logger.Level.WARNING,

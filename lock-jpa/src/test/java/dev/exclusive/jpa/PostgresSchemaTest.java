@@ -10,7 +10,15 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -99,6 +107,57 @@ class PostgresSchemaTest {
         }
         assertEquals(0, indexes(table), "a store that may create the table drops the index on expires_at");
         assertEquals(1, markColumns(table), "and adds the column where waiters mark a lock");
+    }
+
+    /**
+     * When the catalog query for the old index fails, nothing is known about the index: a DEBUG line, not the
+     * WARNING that says the table has it. The sessions find a schema's {@code pg_indexes} that fails to read before
+     * the catalog's ({@code search_path} lists {@code pg_catalog} last).
+     */
+    @Test
+    void aFailedIndexCheckDoesNotWarnOfAnIndexThatIsNotThere() throws Exception {
+        String table = "exclusive_lock_unchecked";
+        TestDatabase.POSTGRES.dropTable(table);
+        AbstractJpaLockStoreTest.execute(TestDatabase.POSTGRES, "DROP SCHEMA IF EXISTS unreadable_catalog CASCADE");
+        AbstractJpaLockStoreTest.execute(TestDatabase.POSTGRES, "CREATE SCHEMA unreadable_catalog");
+        AbstractJpaLockStoreTest.execute(
+                TestDatabase.POSTGRES,
+                "CREATE VIEW unreadable_catalog.pg_indexes AS SELECT schemaname, tablename, indexname FROM"
+                        + " pg_catalog.pg_indexes WHERE 1 / (SELECT COUNT(*) FROM pg_catalog.pg_class WHERE false) = 1");
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Handler recorder = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(new SimpleFormatter().formatMessage(record));
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        Logger logger = Logger.getLogger(JpaLockStore.class.getName());
+        logger.addHandler(recorder);
+        EntityManagerFactory unreadable = TestDatabase.POSTGRES.open(Map.of(
+                "jakarta.persistence.jdbc.url",
+                TestDatabase.POSTGRES.url() + "&options=-c%20search_path=public,unreadable_catalog,pg_catalog"));
+        try (unreadable;
+                JpaLockStore store = JpaLockStore.builder(unreadable)
+                        .table(table)
+                        .createTable(true)
+                        .build()) {
+            assertTrue(store.tryAcquire("checked", "a", HOLDER, Duration.ofSeconds(30))
+                    .acquired());
+            assertTrue(store.release("checked", "a"));
+        } finally {
+            logger.removeHandler(recorder);
+            AbstractJpaLockStoreTest.execute(TestDatabase.POSTGRES, "DROP SCHEMA unreadable_catalog CASCADE");
+        }
+        assertEquals(0, indexes(table));
+        assertEquals(List.of(), warnings, "no index on expires_at to warn of, and the check's failure is no warning");
     }
 
     private static long[] updates(String table) throws SQLException {
