@@ -135,18 +135,18 @@ import java.util.regex.Pattern;
  * timeout back to 0, the server's default, so the next container transaction on a pooled thread does not inherit it.
  *
  * <p><b>Durability.</b> What grants a lease (an acquisition, an extension) commits as the database commits by
- * default, once its log is on disk: a grant that a crash could undo would let a second holder in. On PostgreSQL
- * what only frees or hints commits without waiting for the flush ({@code synchronous_commit} off for that one
- * transaction, {@link Statements#NO_FLUSH_WAIT}): a release (with or without a minimum hold), a waiter's mark, and
- * an attempt that took nothing (which may still have locked the row). That saves one disk flush per acquire+release,
- * and under contention the flush that every other statement on the row waited for behind it. What it gives up: a
- * database crash a moment after such a commit (at most three times {@code wal_writer_delay}: 600 ms with its default
- * of 200 ms) may undo it. Why that is safe: the WAL is flushed in order, so the next acquisition's own flush makes
- * every release before it durable first; a release the crash undid leaves the lock held until its ttl by a holder
- * that has let it go, never held twice (should that handle acquire again meanwhile, it gets the undone hold back,
- * with its fence and acquisition time, as a retry would). A force-release keeps the flush, so that an operator's action outlives a crash as
- * reported. MariaDB, MySQL and H2 have no such setting per transaction: every statement waits for its flush as the
- * server is configured ({@code innodb_flush_log_at_trx_commit}).
+ * default, once its log is on disk: a grant that a crash could undo would let a second holder in. On PostgreSQL what
+ * only frees or hints commits without waiting for the flush ({@code synchronous_commit} off for that one transaction,
+ * {@link Statements#NO_FLUSH_WAIT}): a release (with or without a minimum hold), a waiter's mark, and an attempt that
+ * took nothing (which may still have locked the row). That saves one disk flush per acquire+release, and under
+ * contention the flush that every other statement on the row waited for behind it. What it gives up: a database crash a
+ * moment after such a commit (at most three times {@code wal_writer_delay}: 600 ms with its default of 200 ms) may undo
+ * it. Why that is safe: the WAL is flushed in order, so the next acquisition's own flush makes every release before it
+ * durable first; a release the crash undid leaves the lock held until its ttl by a holder that has let it go, never
+ * held twice (should that handle acquire again meanwhile, it gets the undone hold back, with its fence and acquisition
+ * time, as a retry would). A force-release keeps the flush, so that an operator's action outlives a crash as reported.
+ * MariaDB, MySQL and H2 have no such setting per transaction: every statement waits for its flush as the server is
+ * configured ({@code innodb_flush_log_at_trx_commit}).
  *
  * <p><b>Persistence unit.</b> The application owns it; it lists {@link LockRow} (with
  * {@code exclude-unlisted-classes}), is {@code RESOURCE_LOCAL} over a non-JTA data source (or JDBC URL), and

@@ -92,7 +92,9 @@ final class LockTable {
         inDoubt.put(inDoubtKey(name, owner), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
     }
 
-    /** @return whether the owner's last attempt on the name ended without an answer, within a lease's ttl; forgets it */
+    /**
+     * @return whether the owner's last attempt on the name ended without an answer, within a lease's ttl; forgets it
+     */
     private boolean wasInDoubt(String name, String owner) {
         if (inDoubt.isEmpty()) {
             return false;

@@ -31,13 +31,13 @@ final class Statements {
     final boolean marks;
 
     /**
-     * The whole acquisition in one statement, where the database has one (all but MySQL): takes over a free or
-     * expired row, renews the owner's own, or inserts a name's first row; parameters as {@link #takeOver}. It answers
-     * one row {@code (took, fence, acquired-at ms, expires-at ms, remaining ms)}: {@code took} 1 is the lease, 0 a
-     * live row of another owner with its remaining time, or {@code NULL} for it when unknown (PostgreSQL: the row
-     * was free in the statement's snapshot but another transaction held it, most likely an acquirer taking it, or
-     * the cleanup deleting it; or the caller's own row changed by another transaction meanwhile). No row (H2 when
-     * busy; PostgreSQL when another inserter of the name won just now): ask {@link #readRemaining}. On PostgreSQL a sixth column is the
+     * The whole acquisition in one statement, where the database has one (all but MySQL): takes over a free or expired
+     * row, renews the owner's own, or inserts a name's first row; parameters as {@link #takeOver}. It answers one row
+     * {@code (took, fence, acquired-at ms, expires-at ms, remaining ms)}: {@code took} 1 is the lease, 0 a live row of
+     * another owner with its remaining time, or {@code NULL} for it when unknown (PostgreSQL: the row was free in the
+     * statement's snapshot but another transaction held it, most likely an acquirer taking it, or the cleanup deleting
+     * it; or the caller's own row changed by another transaction meanwhile). No row (H2 when busy; PostgreSQL when
+     * another inserter of the name won just now): ask {@link #readRemaining}. On PostgreSQL a sixth column is the
      * {@link #NO_FLUSH_WAIT} of an attempt that took nothing. {@code null} on MySQL.
      */
     final String acquire;

@@ -123,7 +123,8 @@ class PostgresSchemaTest {
         AbstractJpaLockStoreTest.execute(
                 TestDatabase.POSTGRES,
                 "CREATE VIEW unreadable_catalog.pg_indexes AS SELECT schemaname, tablename, indexname FROM"
-                        + " pg_catalog.pg_indexes WHERE 1 / (SELECT COUNT(*) FROM pg_catalog.pg_class WHERE false) = 1");
+                        + " pg_catalog.pg_indexes"
+                        + " WHERE 1 / (SELECT COUNT(*) FROM pg_catalog.pg_class WHERE false) = 1");
         List<String> warnings = new CopyOnWriteArrayList<>();
         Handler recorder = new Handler() {
             @Override

@@ -14,11 +14,12 @@ import java.util.UUID;
  * The single-thread comparison of {@link JpaAcquireReleaseBenchmark}, paired: each round runs 500 acquire+release
  * through the jpa store, 500 through the floor ({@link RawJdbcLocks}), 500 through the fenced floor
  * ({@link RawJdbcLocks#fenced}) and, on PostgreSQL, 500 through the floor whose release does not wait for its flush
- * ({@link RawJdbcLocks#unflushedRelease}), alternating in batches of 20, in orders where each subject goes first
- * and follows each other one equally often ({@link BalancedOrders}), so that load from other processes on a shared
- * machine hits them alike; prints the ratios per round and their medians, per database. The store against the floor is the target's ratio; the store against the fenced floor says how far it is
- * from the closest design with its guarantees; and against the unflushed floor, how far it is from the least work
- * of a lock that makes the store's own trade on PostgreSQL (a release that a database crash may undo).
+ * ({@link RawJdbcLocks#unflushedRelease}), alternating in batches of 20, in orders where each subject goes first and
+ * follows each other one equally often ({@link BalancedOrders}), so that load from other processes on a shared machine
+ * hits them alike; prints the ratios per round and their medians, per database. The store against the floor is the
+ * target's ratio; the store against the fenced floor says how far it is from the closest design with its guarantees;
+ * and against the unflushed floor, how far it is from the least work of a lock that makes the store's own trade on
+ * PostgreSQL (a release that a database crash may undo).
  *
  * <p>Run: {@code java -cp bench/target/benchmarks.jar dev.exclusive.bench.jpa.PairedAcquireRelease [rounds]
  * [POSTGRESQL|MARIADB]}

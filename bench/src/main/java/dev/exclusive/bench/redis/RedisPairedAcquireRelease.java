@@ -15,12 +15,12 @@ import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * The single-thread comparison of {@link RedisAcquireReleaseBenchmark}, paired: each round runs 1,000
- * acquire+release through the raw Jedis floor ({@code SET NX PX} + the compare-and-delete {@code EVALSHA}, on a
- * pooled {@code RedisClient} as the store's), 1,000 through the public API of the Redis store (a new handle per
- * acquisition), 1,000 through the store's SPI alone and 1,000 through the fenced floor, in the orders of
- * {@link BalancedOrders}, so that load from other processes on a shared machine hits them alike. Prints the ratios per round (throughput /
- * floor throughput) and their medians and ranges. Target: the public API's median at least 0.9.
+ * The single-thread comparison of {@link RedisAcquireReleaseBenchmark}, paired: each round runs 1,000 acquire+release
+ * through the raw Jedis floor ({@code SET NX PX} + the compare-and-delete {@code EVALSHA}, on a pooled
+ * {@code RedisClient} as the store's), 1,000 through the public API of the Redis store (a new handle per acquisition),
+ * 1,000 through the store's SPI alone and 1,000 through the fenced floor, in the orders of {@link BalancedOrders}, so
+ * that load from other processes on a shared machine hits them alike. Prints the ratios per round (throughput / floor
+ * throughput) and their medians and ranges. Target: the public API's median at least 0.9.
  *
  * <p>The fenced floor is the least a lock with fencing tokens can do on Redis, which the store's contract asks for
  * ({@code fence()} grows with every hold of a name) and the floor lacks: one {@code EVALSHA} that takes the key with
