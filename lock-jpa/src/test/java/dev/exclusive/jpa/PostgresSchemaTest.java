@@ -12,13 +12,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -125,27 +119,12 @@ class PostgresSchemaTest {
                 "CREATE VIEW unreadable_catalog.pg_indexes AS SELECT schemaname, tablename, indexname FROM"
                         + " pg_catalog.pg_indexes"
                         + " WHERE 1 / (SELECT COUNT(*) FROM pg_catalog.pg_class WHERE false) = 1");
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Handler recorder = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(new SimpleFormatter().formatMessage(record));
-                }
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        };
-        Logger logger = Logger.getLogger(JpaLockStore.class.getName());
-        logger.addHandler(recorder);
+        LoggedWarnings warnings = LoggedWarnings.record(JpaLockStore.class.getName());
         EntityManagerFactory unreadable = TestDatabase.POSTGRES.open(Map.of(
                 "jakarta.persistence.jdbc.url",
                 TestDatabase.POSTGRES.url() + "&options=-c%20search_path=public,unreadable_catalog,pg_catalog"));
-        try (unreadable;
+        try (warnings;
+                unreadable;
                 JpaLockStore store = JpaLockStore.builder(unreadable)
                         .table(table)
                         .createTable(true)
@@ -154,11 +133,13 @@ class PostgresSchemaTest {
                     .acquired());
             assertTrue(store.release("checked", "a"));
         } finally {
-            logger.removeHandler(recorder);
             AbstractJpaLockStoreTest.execute(TestDatabase.POSTGRES, "DROP SCHEMA unreadable_catalog CASCADE");
         }
         assertEquals(0, indexes(table));
-        assertEquals(List.of(), warnings, "no index on expires_at to warn of, and the check's failure is no warning");
+        assertEquals(
+                List.of(),
+                warnings.messages(),
+                "no index on expires_at to warn of, and the check's failure is no warning");
     }
 
     private static long[] updates(String table) throws SQLException {

@@ -17,11 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,22 +36,7 @@ class QuietTableCreationTest {
     private static final LockHolder HOLDER = new LockHolder("quiet-test", "main", "");
     private static final String HIBERNATE_SQL_ERRORS = "org.hibernate.engine.jdbc.spi.SqlExceptionHelper";
 
-    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
-    private final Logger logger = Logger.getLogger(HIBERNATE_SQL_ERRORS);
-    private final Handler recorder = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                logged.add(record);
-            }
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
+    private LoggedWarnings logged;
 
     static List<TestDatabase> databases() {
         return List.of(TestDatabase.H2, TestDatabase.POSTGRES, TestDatabase.MARIADB);
@@ -64,12 +44,12 @@ class QuietTableCreationTest {
 
     @BeforeEach
     void record() {
-        logger.addHandler(recorder);
+        logged = LoggedWarnings.record(HIBERNATE_SQL_ERRORS);
     }
 
     @AfterEach
     void stopRecording() {
-        logger.removeHandler(recorder);
+        logged.close();
     }
 
     @ParameterizedTest
@@ -173,8 +153,6 @@ class QuietTableCreationTest {
 
     private void assertNothingLogged() {
         assertEquals(
-                List.of(),
-                logged.stream().map(r -> r.getLevel() + " " + r.getMessage()).toList(),
-                "Hibernate's SQL error log while the tables were missing and created");
+                List.of(), logged.messages(), "Hibernate's SQL error log while the tables were missing and created");
     }
 }
