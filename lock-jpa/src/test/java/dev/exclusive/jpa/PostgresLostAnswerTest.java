@@ -16,7 +16,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -64,9 +63,7 @@ class PostgresLostAnswerTest {
         String name = (rowExists ? "taken-" : "first-") + UUID.randomUUID();
         String owner = "owner-" + UUID.randomUUID();
         try (SilencingProxy proxy = new SilencingProxy("127.0.0.1", 5432);
-                EntityManagerFactory factory = DATABASE.open(Map.of(
-                        "jakarta.persistence.jdbc.url",
-                        "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test?connectTimeout=2&loginTimeout=2"));
+                EntityManagerFactory factory = TestDatabase.postgresThrough(proxy);
                 JpaLockStore store = JpaLockStore.builder(factory)
                         .storeName("lost")
                         .table(TABLE)

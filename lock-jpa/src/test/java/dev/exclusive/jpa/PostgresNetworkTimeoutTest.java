@@ -42,9 +42,7 @@ class PostgresNetworkTimeoutTest {
     @Test
     void aNetworkThatFallsSilentOnAnOpenConnectionIsUnavailableWithinTheTimeout() throws Exception {
         try (SilencingProxy proxy = new SilencingProxy("127.0.0.1", 5432);
-                EntityManagerFactory factory = DATABASE.open(Map.of(
-                        "jakarta.persistence.jdbc.url",
-                        "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test?connectTimeout=2&loginTimeout=2"));
+                EntityManagerFactory factory = TestDatabase.postgresThrough(proxy);
                 JpaLockStore store = store(factory)) {
             try {
                 silenceAndHeal(proxy, store);

@@ -70,6 +70,17 @@ record TestDatabase(String label, String unit, String url, String user, String p
         return Persistence.createEntityManagerFactory(unit, new HashMap<>(overrides));
     }
 
+    /**
+     * @param proxy a proxy in front of PostgreSQL at 127.0.0.1:5432
+     * @return a factory of the PostgreSQL unit whose connections go through {@code proxy}, 2 s to connect and log in,
+     *         with no socket timeout: only the store's own timeouts end a read that the proxy silenced
+     */
+    static EntityManagerFactory postgresThrough(SilencingProxy proxy) {
+        return POSTGRES.open(Map.of(
+                "jakarta.persistence.jdbc.url",
+                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test?connectTimeout=2&loginTimeout=2"));
+    }
+
     /** @return a factory whose JDBC sessions live in UTC+13 or +14, another notion of the local time than the server's */
     EntityManagerFactory openSkewedSession() {
         return open(Map.of("jakarta.persistence.jdbc.url", skewedUrl));
