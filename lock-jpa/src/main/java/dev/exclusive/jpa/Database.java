@@ -163,6 +163,34 @@ enum Database {
             return "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
                     + schemaLiteral(table, "DATABASE()") + " AND TABLE_NAME = " + tableLiteral(table);
         }
+
+        /**
+         * The index on {@code expires_at} that tables of earlier versions have: every acquire and release changes
+         * that column, so with it each one also rewrites a secondary index entry (InnoDB deletes the old entry and
+         * inserts the new one, with their redo).
+         */
+        @Override
+        String obsoleteIndex(String table) {
+            return "SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
+                    + schemaLiteral(table, "DATABASE()") + " AND TABLE_NAME = " + tableLiteral(table)
+                    + " AND INDEX_NAME = '" + indexName(table) + "'";
+        }
+
+        /** Dropping a secondary index is done in place by InnoDB, without copying the table or blocking writes. */
+        @Override
+        String dropObsoleteIndex(String table) {
+            return "ALTER TABLE " + table + " DROP INDEX " + indexName(table);
+        }
+
+        /**
+         * Without an index on {@code expires_at} a {@code DELETE} would scan the whole table and, in InnoDB's default
+         * {@code REPEATABLE READ}, keep a lock on every row it read until it commits, holding up every acquire and
+         * release meanwhile: the cleanup reads the candidates without locking and deletes them by name.
+         */
+        @Override
+        boolean cleansByName() {
+            return true;
+        }
     },
 
     /** MySQL 8: the MariaDB statements, with MySQL's binary no-pad collation. */
@@ -215,6 +243,21 @@ enum Database {
         @Override
         String listed(String table) {
             return MARIADB.listed(table);
+        }
+
+        @Override
+        String obsoleteIndex(String table) {
+            return MARIADB.obsoleteIndex(table);
+        }
+
+        @Override
+        String dropObsoleteIndex(String table) {
+            return MARIADB.dropObsoleteIndex(table);
+        }
+
+        @Override
+        boolean cleansByName() {
+            return MARIADB.cleansByName();
         }
     },
 
@@ -366,6 +409,14 @@ enum Database {
     }
 
     /**
+     * @return whether the cleanup first reads which rows to delete, without locking them, and then deletes those by
+     *         name; otherwise one {@code DELETE} finds and deletes them
+     */
+    boolean cleansByName() {
+        return false;
+    }
+
+    /**
      * @param table the lock table, checked by {@link JpaLockStore.Builder#table} (so it can be a literal)
      * @return a query answering how the table's name column compares (its collation or type) and whether that is
      *         exact, code point for code point (1) or may make different names one row (0); no row if unknown
@@ -417,8 +468,7 @@ enum Database {
                 + "    holder      VARCHAR(1000) CHARACTER SET utf8mb4,\n"
                 + "    acquired_at DATETIME(6) NOT NULL,\n"
                 + "    expires_at  DATETIME(6) NOT NULL,\n"
-                + "    fence       BIGINT NOT NULL,\n"
-                + "    INDEX " + indexName(table) + " (expires_at)\n"
+                + "    fence       BIGINT NOT NULL\n"
                 + ") ENGINE=InnoDB");
     }
 

@@ -156,7 +156,8 @@ import java.util.regex.Pattern;
  * one second, the JDBC granularity): on connections of the unit's own source (Hibernate), with the connection's
  * JDBC network timeout, which also ends a statement whose network falls silent when the URL sets no socket timeout,
  * and with a query timeout where the driver's is cheap or there is no network timeout (PostgreSQL's and MySQL
- * Connector/J's cost a timer task and a cancel connection per statement, and are left out);
+ * Connector/J's cost a timer task and a cancel connection per statement, MariaDB Connector/J's a {@code SET
+ * STATEMENT} on the server, and are left out);
  * through Jakarta Persistence, with {@code jakarta.persistence.query.timeout}. Hibernate's bytecode enhancement is
  * not needed.
  *
@@ -435,7 +436,8 @@ public final class JpaLockStore implements LockStore {
     /**
      * Deletes the rows of names whose last lease ended more than the retention ago (free or expired rows only;
      * a live row is never touched). Runs by itself after acquisitions at most every quarter of the retention;
-     * call it to clean up on a schedule of your own.
+     * call it to clean up on a schedule of your own. On MariaDB and MySQL, whose {@code DELETE} would lock every row it
+     * reads, it reads the rows to delete without locking, 100 at a time, and deletes those by name.
      *
      * @return how many rows were deleted
      * @throws LockStoreUnavailableException if the database cannot be reached

@@ -314,12 +314,38 @@ final class LockTable {
         return entries;
     }
 
-    /** @return how many free or expired rows whose lease ended more than {@code retention} ago were deleted */
+    /**
+     * One statement where the database has one that locks only what it deletes; else (InnoDB, whose scan would lock
+     * every row it reads) batches of names read without locking, each deleted by name in a transaction of its own.
+     *
+     * @return how many free or expired rows whose lease ended more than {@code retention} ago were deleted
+     */
     int deleteUnused(Duration retention) {
+        long before = -retention.toMillis();
         try {
-            return transactions.run(em -> query(em, statements.cleanUp)
-                    .setParameter(1, -retention.toMillis())
-                    .executeUpdate());
+            if (statements.cleanUp != null) {
+                return transactions.run(em ->
+                        query(em, statements.cleanUp).setParameter(1, before).executeUpdate());
+            }
+            int deleted = 0;
+            while (true) {
+                List<Object[]> candidates = transactions.rows(statements.cleanUpCandidates, before);
+                if (candidates.isEmpty()) {
+                    return deleted;
+                }
+                Object[] arguments = new Object[Statements.CLEANUP_BATCH + 1];
+                arguments[0] = before;
+                for (int i = 1; i < arguments.length; i++) {
+                    arguments[i] = candidates.get(Math.min(i, candidates.size()) - 1)[0];
+                }
+                int batch = transactions.update(statements.cleanUpByName, arguments);
+                deleted += batch;
+                // a short batch was the last; none deleted means the rows read are in use again, and so would be the
+                // same rows read again
+                if (candidates.size() < Statements.CLEANUP_BATCH || batch == 0) {
+                    return deleted;
+                }
+            }
         } catch (PersistenceException e) {
             if (Failures.isContention(e)) {
                 return 0; // rows in use right now; the next run takes them

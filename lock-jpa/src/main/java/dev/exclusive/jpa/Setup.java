@@ -227,9 +227,9 @@ final class Setup {
     }
 
     /**
-     * A table of an earlier version keeps working with its {@code expires_at} index, only slower on PostgreSQL (no
-     * HOT update). A store allowed to create the table drops it, saying so at INFO; otherwise a WARNING names the
-     * statement that does. A failure to drop it (no privilege, a lock timeout) is the same WARNING; a failure to
+     * A table of an earlier version keeps working with its {@code expires_at} index, only slower (PostgreSQL: no HOT
+     * update; MariaDB and MySQL: an index entry rewritten by every acquire and release). A store allowed to create the
+     * table drops it, saying so at INFO; otherwise a WARNING names the statement that does. A failure to drop it (no privilege, a lock timeout) is the same WARNING; a failure to
      * look for it only a DEBUG line, since nothing is known about the index then.
      */
     private void dropObsoleteIndex(Database database, boolean create) {
@@ -254,7 +254,7 @@ final class Setup {
                 LOG.log(
                         System.Logger.Level.INFO,
                         "Store ''{0}'': dropped the index on expires_at of table {1}, which an earlier version"
-                                + " created: without it every acquire and release can update the row in place (HOT);"
+                                + " created: without it an acquire or release writes the row alone, no index entry;"
                                 + " the cleanup scans the table instead ({2})",
                         storeName,
                         table,
@@ -267,8 +267,8 @@ final class Setup {
         LOG.log(
                 System.Logger.Level.WARNING,
                 "Store ''{0}'': table {1} has the index on expires_at of an earlier version, which makes every acquire"
-                        + " and release write index entries (no HOT update); the store works with it, faster"
-                        + " without: {2} (or set create-table=true and the store drops it)",
+                        + " and release write index entries; the store works with it, faster without: {2} (or set"
+                        + " create-table=true and the store drops it)",
                 storeName,
                 table,
                 drop);

@@ -98,8 +98,22 @@ final class Statements {
     final String inspect;
     /** pattern (escape character {@code !}); the limit is appended. */
     final String list;
-    /** retention ms (negative). */
+    /** retention ms (negative): deletes what the cleanup deletes, where one statement does ({@code null} elsewhere). */
     final String cleanUp;
+    /**
+     * Where the cleanup deletes by name ({@link Database#cleansByName()}): retention ms (negative); up to
+     * {@link #CLEANUP_BATCH} names of rows to delete, read without locking ({@code null} elsewhere).
+     */
+    final String cleanUpCandidates;
+    /**
+     * Where the cleanup deletes by name: retention ms (negative), then {@link #CLEANUP_BATCH} names (repeat one to
+     * fill the list); deletes those of them that are still unused past the retention, locking only their rows
+     * ({@code null} elsewhere).
+     */
+    final String cleanUpByName;
+
+    /** How many rows one statement of a cleanup by name reads or deletes. */
+    static final int CLEANUP_BATCH = 100;
     /** A cheap query that fails when the table is missing. */
     final String probe;
 
@@ -197,8 +211,24 @@ final class Statements {
         this.inspect = "SELECT " + entry + " FROM " + table + " WHERE name = ?1 AND " + live;
         this.list = "SELECT " + entry + " FROM " + table + " WHERE name LIKE ?1 ESCAPE '!' AND " + live
                 + " ORDER BY name LIMIT ";
-        this.cleanUp = "DELETE FROM " + table + " WHERE expires_at < " + database.plusMillis("?1")
-                + " AND (owner IS NULL OR expires_at <= " + now + ")";
+        String unused =
+                "expires_at < " + database.plusMillis("?1") + " AND (owner IS NULL OR expires_at <= " + now + ")";
+        if (database.cleansByName()) {
+            this.cleanUp = null;
+            this.cleanUpCandidates = "SELECT name FROM " + table + " WHERE " + unused + " LIMIT " + CLEANUP_BATCH;
+            StringBuilder names = new StringBuilder();
+            for (int i = 2; i <= CLEANUP_BATCH + 1; i++) {
+                names.append(i == 2 ? "?" : ", ?").append(i);
+            }
+            // by the primary key even where the names are most of a small table, on which the optimizer would rather
+            // scan it, locking every row; index hints need the multiple-table form
+            this.cleanUpByName = "DELETE l FROM " + table + " AS l FORCE INDEX (PRIMARY) WHERE name IN (" + names
+                    + ") AND " + unused;
+        } else {
+            this.cleanUp = "DELETE FROM " + table + " WHERE " + unused;
+            this.cleanUpCandidates = null;
+            this.cleanUpByName = null;
+        }
         this.probe = "SELECT COUNT(*) FROM " + table + " WHERE name = ''";
     }
 
