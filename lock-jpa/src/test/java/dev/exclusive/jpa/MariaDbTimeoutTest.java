@@ -1,16 +1,12 @@
 package dev.exclusive.jpa;
 
+import static dev.exclusive.jpa.StatementBounds.HOLDER;
+import static dev.exclusive.jpa.StatementBounds.TTL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exclusive.LockHolder;
-import dev.exclusive.LockStoreUnavailableException;
 import jakarta.persistence.EntityManagerFactory;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,10 +22,6 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MariaDbTimeoutTest {
 
-    private static final LockHolder HOLDER = new LockHolder("test", "main", "");
-    private static final Duration TTL = Duration.ofSeconds(60);
-    private static final Duration TIMEOUT = Duration.ofSeconds(2);
-    private static final Duration BOUND = Duration.ofSeconds(8);
     private static final String TABLE = "exclusive_lock_mariadb_timeout";
     private static final TestDatabase DATABASE = TestDatabase.MARIADB;
 
@@ -43,7 +35,7 @@ class MariaDbTimeoutTest {
     void theLockStatementsGetNoQueryTimeout() {
         RecordingProvider pool = new RecordingProvider(DATABASE, false);
         try (EntityManagerFactory factory = DATABASE.open(Map.of("hibernate.connection.provider_class", pool));
-                JpaLockStore store = store(factory)) {
+                JpaLockStore store = StatementBounds.store(factory, TABLE)) {
             for (int i = 0; i < 3; i++) {
                 assertTrue(
                         store.tryAcquire("bounded", "owner-" + i, HOLDER, TTL).acquired());
@@ -58,32 +50,8 @@ class MariaDbTimeoutTest {
     @Test
     void aReleaseThatWaitsForARowLockLongerThanTheTimeoutIsUnavailableWithinIt() throws Exception {
         try (EntityManagerFactory factory = DATABASE.open();
-                JpaLockStore store = store(factory)) {
-            assertTrue(store.tryAcquire("row", "a", HOLDER, TTL).acquired());
-            try (Connection holding = DATABASE.holdingTheRow(TABLE, "row")) {
-                long start = System.nanoTime();
-                LockStoreUnavailableException e = assertTimeoutPreemptively(
-                        Duration.ofSeconds(30),
-                        () -> assertThrows(LockStoreUnavailableException.class, () -> store.release("row", "a")));
-                Duration took = Duration.ofNanos(System.nanoTime() - start);
-                assertTrue(took.compareTo(BOUND) < 0, "took " + took + ", more than " + BOUND);
-                assertTrue(e.getMessage().contains("db") && e.getCause() != null, e.getMessage());
-                holding.commit();
-            }
-            assertTimeoutPreemptively(BOUND, () -> {
-                store.release("row", "a"); // freed now, or by the statement above once the row was let go
-                assertTrue(store.tryAcquire("row", "b", HOLDER, TTL).acquired());
-                assertTrue(store.release("row", "b"));
-            });
+                JpaLockStore store = StatementBounds.store(factory, TABLE)) {
+            StatementBounds.releaseBehindALockedRow(DATABASE, store, TABLE);
         }
-    }
-
-    private static JpaLockStore store(EntityManagerFactory factory) {
-        return JpaLockStore.builder(factory)
-                .storeName("db")
-                .table(TABLE)
-                .createTable(true)
-                .timeout(TIMEOUT)
-                .build();
     }
 }

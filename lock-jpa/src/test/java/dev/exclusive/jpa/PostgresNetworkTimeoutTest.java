@@ -1,20 +1,18 @@
 package dev.exclusive.jpa;
 
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static dev.exclusive.jpa.StatementBounds.BOUND;
+import static dev.exclusive.jpa.StatementBounds.HOLDER;
+import static dev.exclusive.jpa.StatementBounds.TTL;
+import static dev.exclusive.jpa.StatementBounds.within;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.exclusive.LockHolder;
-import dev.exclusive.LockStoreUnavailableException;
 import jakarta.persistence.EntityManagerFactory;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.function.Executable;
 
 /**
  * A statement that gets no answer ends within the store's timeout as {@link LockStoreUnavailableException}, even
@@ -25,11 +23,6 @@ import org.junit.jupiter.api.function.Executable;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresNetworkTimeoutTest {
 
-    private static final LockHolder HOLDER = new LockHolder("test", "main", "");
-    private static final Duration TTL = Duration.ofSeconds(60);
-    private static final Duration TIMEOUT = Duration.ofSeconds(2);
-    private static final Duration BOUND = Duration.ofSeconds(8);
-    private static final Duration HANG = Duration.ofSeconds(30);
     private static final String TABLE = "exclusive_lock_network";
     private static final TestDatabase DATABASE = TestDatabase.POSTGRES;
 
@@ -43,7 +36,7 @@ class PostgresNetworkTimeoutTest {
     void aNetworkThatFallsSilentOnAnOpenConnectionIsUnavailableWithinTheTimeout() throws Exception {
         try (SilencingProxy proxy = new SilencingProxy("127.0.0.1", 5432);
                 EntityManagerFactory factory = TestDatabase.postgresThrough(proxy);
-                JpaLockStore store = store(factory)) {
+                JpaLockStore store = StatementBounds.store(factory, TABLE)) {
             try {
                 silenceAndHeal(proxy, store);
             } finally {
@@ -73,36 +66,8 @@ class PostgresNetworkTimeoutTest {
         try (EntityManagerFactory factory = DATABASE.open(Map.of(
                         "jakarta.persistence.jdbc.url",
                         "jdbc:postgresql://127.0.0.1:5432/test?connectTimeout=2&loginTimeout=2"));
-                JpaLockStore store = store(factory)) {
-            assertTrue(store.tryAcquire("row", "a", HOLDER, TTL).acquired());
-            try (Connection holding = DATABASE.holdingTheRow(TABLE, "row")) {
-                within(() -> store.release("row", "a"));
-                holding.commit();
-            }
-            assertTimeoutPreemptively(BOUND, () -> {
-                store.release("row", "a"); // freed now, or by the statement above once the row was let go
-                assertTrue(store.tryAcquire("row", "b", HOLDER, TTL).acquired());
-                assertTrue(store.release("row", "b"));
-            });
+                JpaLockStore store = StatementBounds.store(factory, TABLE)) {
+            StatementBounds.releaseBehindALockedRow(DATABASE, store, TABLE);
         }
-    }
-
-    private static JpaLockStore store(EntityManagerFactory factory) {
-        return JpaLockStore.builder(factory)
-                .storeName("db")
-                .table(TABLE)
-                .createTable(true)
-                .timeout(TIMEOUT)
-                .build();
-    }
-
-    /** Fails, rather than hanging the build, when {@code operation} does not end: after {@link #HANG}. */
-    private static void within(Executable operation) {
-        long start = System.nanoTime();
-        LockStoreUnavailableException e =
-                assertTimeoutPreemptively(HANG, () -> assertThrows(LockStoreUnavailableException.class, operation));
-        Duration took = Duration.ofNanos(System.nanoTime() - start);
-        assertTrue(took.compareTo(BOUND) < 0, "took " + took + ", more than " + BOUND);
-        assertTrue(e.getMessage().contains("db") && e.getCause() != null, e.getMessage());
     }
 }
