@@ -106,7 +106,7 @@ public final class LocalSignals {
         }
     }
 
-    /** @return how many names have waiters now (for tests of reclamation) */
+    /** @return how many names have waiters now: whether anyone waits (a store's watchdog asks), and for tests */
     public int waitingNames() {
         return waiting.size();
     }

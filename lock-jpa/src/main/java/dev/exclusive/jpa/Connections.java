@@ -57,7 +57,7 @@ final class Connections {
     /** How long past its query timeout a statement waits for the server's answer to the cancel. */
     private static final int CANCEL_GRACE_MILLIS = 1_000;
     /** A connection's network timeout that this class did not set. */
-    private static final int UNSET = -1;
+    static final int UNSET = -1;
     /**
      * Runs what the driver gives it at once, on the caller's thread: MySQL Connector/J sets the network timeout
      * through it, which must have happened before the statement runs.
@@ -151,7 +151,7 @@ final class Connections {
      * @return the connection's own network timeout, to restore, or {@link #UNSET} if it has not been changed
      * @throws SQLException if the connection fails (it is closed, say)
      */
-    private int bound(Connection connection) throws SQLException {
+    int bound(Connection connection) throws SQLException {
         if (!networkTimeouts) {
             return UNSET;
         }
@@ -198,7 +198,7 @@ final class Connections {
     }
 
     /** Gives {@code connection} back its own network timeout, if {@link #bound} changed it. */
-    private static void unbound(Connection connection, int previous) {
+    static void unbound(Connection connection, int previous) {
         if (previous == UNSET) {
             return;
         }

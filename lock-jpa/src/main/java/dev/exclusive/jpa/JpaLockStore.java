@@ -562,10 +562,16 @@ public final class JpaLockStore implements LockStore {
                 if (ready.table().database().notifies() && connections != null && !closed.get()) {
                     LocalSignals woken = signals;
                     listener = new ReleaseListener(
-                            connections, ready.table().channel(), storeName, threads, this::released, () -> {
+                            connections,
+                            ready.table().channel(),
+                            storeName,
+                            threads,
+                            this::released,
+                            () -> {
                                 releases.incrementAndGet();
                                 woken.signalAll();
-                            });
+                            },
+                            () -> woken.waitingNames() > 0);
                 }
                 lockTable = ready.table();
             }

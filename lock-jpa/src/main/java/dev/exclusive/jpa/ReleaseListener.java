@@ -8,7 +8,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -19,10 +21,19 @@ import java.util.function.Consumer;
  * by the store ({@link #expect}) and skipped, so that one release wakes one waiter here, not two.
  *
  * <p>The thread comes from the store's thread factory (inside a Jakarta EE server, the container's managed one),
- * is started on the first wait and ends with {@link #close()}, within a quarter of a second (the longest it blocks
- * on the connection at a time). When the connection breaks, the thread gives it back and listens on a new one with a
- * backoff of 50 ms to 1 s; each (re)start wakes every waiter, since notifications sent meanwhile are lost. Waiters
- * keep polling at a slow pace meanwhile, and for expiries, which nobody notifies.
+ * is started on the first wait and ends with {@link #close()}, within a quarter of a second (the longest it waits for
+ * notifications at a time), or within the store's timeout while a ping goes unanswered. When the connection breaks,
+ * the thread gives it back and listens on a new one with a backoff of 50 ms to 1 s; each (re)start wakes every
+ * waiter, since notifications sent meanwhile are lost. Waiters keep polling at a slow pace meanwhile, and for
+ * expiries, which nobody notifies.
+ *
+ * <p>A link that falls silent without closing (half-open TCP: a network or a firewall that stops carrying packets)
+ * breaks nothing that the listener would see: it waits for notifications, and none come. So it pings its connection
+ * (its {@code LISTEN} again) after {@value #PING_AFTER_MILLIS} ms without a word from the server while threads of this JVM
+ * wait for a release, and after {@value #IDLE_PING_AFTER_MILLIS} ms otherwise (which also keeps the link through
+ * firewalls that drop idle connections). The connection carries the store's network timeout, so a ping that goes
+ * unanswered fails within the store's timeout, and the thread listens on a new connection as after any break. A
+ * connection that takes no network timeout is never pinged (an unanswered ping would block the thread for ever).
  *
  * <p>The notifications are read with the PostgreSQL driver's {@code PGConnection.getNotifications(int)}, found
  * reflectively so that the driver is not needed at compile time. A connection that cannot be unwrapped to it (a
@@ -34,6 +45,10 @@ final class ReleaseListener {
     private static final long MIN_BACKOFF_MILLIS = 50;
     private static final long MAX_BACKOFF_MILLIS = 1_000;
     private static final int POLL_MILLIS = 250;
+    /** Silence of the listening connection after which it is pinged, while waiters of this JVM wait. */
+    static final long PING_AFTER_MILLIS = 1_000;
+    /** Silence of the listening connection after which it is pinged, while nobody waits. */
+    static final long IDLE_PING_AFTER_MILLIS = 30_000;
 
     private final Connections connections;
     private final String channel;
@@ -41,6 +56,7 @@ final class ReleaseListener {
     private final ThreadFactory threads;
     private final Consumer<String> released;
     private final Runnable restarted;
+    private final BooleanSupplier waiting;
     private final ConcurrentHashMap<String, Integer> own = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Thread thread;
@@ -54,6 +70,8 @@ final class ReleaseListener {
      * @param released  what a notification of another store's release does: wake a waiter on that name
      * @param restarted what each start of listening does: wake every waiter, since notifications sent while nobody
      *                  listened are lost
+     * @param waiting   whether threads of this JVM wait for a release now, which makes a silent connection worth a
+     *                  ping sooner
      */
     ReleaseListener(
             Connections connections,
@@ -61,13 +79,15 @@ final class ReleaseListener {
             String storeName,
             ThreadFactory threads,
             Consumer<String> released,
-            Runnable restarted) {
+            Runnable restarted,
+            BooleanSupplier waiting) {
         this.connections = connections;
         this.channel = channel;
         this.storeName = storeName;
         this.threads = threads;
         this.released = released;
         this.restarted = restarted;
+        this.waiting = waiting;
     }
 
     /**
@@ -161,6 +181,7 @@ final class ReleaseListener {
         while (!isClosed()) {
             Connection connection = null;
             boolean broken = true;
+            int ownTimeout = Connections.UNSET;
             try {
                 connection = connections.open();
                 Notifications notifications = Notifications.of(connection);
@@ -174,19 +195,29 @@ final class ReleaseListener {
                     return;
                 }
                 connection.setAutoCommit(true);
-                try (Statement statement = connection.createStatement()) {
-                    statement.execute("LISTEN \"" + channel + "\"");
-                }
+                ownTimeout = connections.bound(connection); // before LISTEN: a silent link fails it too
+                boolean pingable = ownTimeout != Connections.UNSET;
+                listen(connection);
                 own.clear(); // whatever was expected before this connection listened is not coming
                 setListening(true);
                 restarted.run(); // releases notified while nobody listened are lost: let waiters look again
                 failing = false;
                 backoff = MIN_BACKOFF_MILLIS;
+                long heard = System.nanoTime();
                 while (!isClosed()) {
-                    for (String name : notifications.await(POLL_MILLIS)) {
+                    String[] names = notifications.await(POLL_MILLIS);
+                    long now = System.nanoTime();
+                    if (names.length > 0) {
+                        heard = now;
+                    }
+                    for (String name : names) {
                         if (!wasOwn(name)) {
                             released.accept(name);
                         }
+                    }
+                    if (pingable && now - heard > silenceLimit()) {
+                        listen(connection); // a ping that changes nothing: it listens already
+                        heard = System.nanoTime();
                     }
                 }
                 broken = !unlisten(connection);
@@ -206,6 +237,9 @@ final class ReleaseListener {
             } finally {
                 setListening(false);
                 if (connection != null) {
+                    if (!broken) {
+                        Connections.unbound(connection, ownTimeout);
+                    }
                     giveBack(connection, broken);
                 }
             }
@@ -215,6 +249,22 @@ final class ReleaseListener {
                 return; // only close() interrupts this thread
             }
             backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        }
+    }
+
+    /** @return how long the listening connection may be silent before it is pinged, in nanoseconds */
+    private long silenceLimit() {
+        return TimeUnit.MILLISECONDS.toNanos(waiting.getAsBoolean() ? PING_AFTER_MILLIS : IDLE_PING_AFTER_MILLIS);
+    }
+
+    /**
+     * Listens on the channel: first to start, then as the ping (the server answers a {@code LISTEN} of a channel the
+     * session listens on already, and {@code pg_stat_activity} still shows the session's query as the {@code LISTEN});
+     * a link that fell silent fails it within the connection's network timeout.
+     */
+    private void listen(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("LISTEN \"" + channel + "\"");
         }
     }
 

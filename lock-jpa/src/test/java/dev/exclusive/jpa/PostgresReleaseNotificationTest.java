@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.exclusive.LockHolder;
+import dev.exclusive.LockStoreUnavailableException;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -90,6 +93,75 @@ class PostgresReleaseNotificationTest {
     }
 
     /**
+     * A listening connection whose link falls silent without closing (half-open: nothing is carried any more, nothing
+     * fails) hears no notification again. While a thread waits, the listener pings it after a second of silence; the
+     * unanswered ping fails within the store's timeout (1 s here), and the listener listens on a new connection, from
+     * which the next release reaches the waiter. The old listener waited for notifications on the dead link for ever,
+     * and the waiter, parked for 20 s, missed the release.
+     */
+    @Test
+    void aListenerWhoseLinkFellSilentPingsItAndListensOnANewConnection() throws Exception {
+        try (SilencingProxy proxy = new SilencingProxy("127.0.0.1", 5432);
+                EntityManagerFactory through = TestDatabase.postgresThrough(proxy);
+                LoggedWarnings warnings = LoggedWarnings.record(ReleaseListener.class.getName());
+                JpaLockStore holder = store(here, "silent-holder");
+                JpaLockStore waiter = JpaLockStore.builder(through)
+                        .storeName("silent-waiter")
+                        .table(TABLE)
+                        .createTable(true)
+                        .backoff(SLOW_POLLING, SLOW_POLLING)
+                        .timeout(Duration.ofSeconds(1))
+                        .build()) {
+            String name = "silent-" + UUID.randomUUID();
+            assertTrue(
+                    holder.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60)).acquired());
+            waiter.awaitRelease(name, Duration.ofMillis(1)); // starts its listener
+            awaitTrue(() -> waiter.listener().listening(), "the waiter's store listens");
+            List<Integer> before = listenerPids();
+
+            proxy.silence();
+            proxy.heal(); // the connections made so far stay silent; new ones are carried
+            long[] acquiredAt = new long[1];
+            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+                while (System.nanoTime() < deadline) {
+                    try {
+                        // as a blocking lock does: an attempt, then the wait, on the same thread
+                        if (waiter.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(60))
+                                .acquired()) {
+                            acquiredAt[0] = System.nanoTime();
+                            return;
+                        }
+                        waiter.awaitRelease(name, Duration.ofSeconds(20));
+                    } catch (LockStoreUnavailableException e) {
+                        // a pooled connection of before the silence: it fails within the timeout, and goes
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            });
+            awaitTrue(
+                    () -> listenerPids().stream().anyMatch(pid -> !before.contains(pid)),
+                    "the listener listens on a new connection");
+            awaitTrue(() -> waiter.listener().listening(), "the listener listens again");
+            Thread.sleep(300); // the waiter, woken by the new listener, tries and parks again
+            long releasedAt = System.nanoTime();
+            assertTrue(holder.release(name, "a"));
+            waiting.get(30, TimeUnit.SECONDS);
+            long took = acquiredAt[0] - releasedAt;
+            assertTrue(
+                    acquiredAt[0] != 0 && took < TimeUnit.SECONDS.toNanos(2),
+                    "acquired " + took / 1_000_000 + " ms after the release");
+            assertTrue(
+                    warnings.messages().stream()
+                            .anyMatch(message -> message.contains("silent-waiter")
+                                    && message.contains("the release listener lost its connection")),
+                    warnings.messages().toString());
+        }
+    }
+
+    /**
      * {@code waiter} tries once and then waits up to 20 s; {@code holder} releases once it is parked; the wake-up
      * comes within 2 s.
      */
@@ -126,6 +198,22 @@ class PostgresReleaseNotificationTest {
                         + TABLE + "\"' AND pid <> pg_backend_pid()")) {
             rows.next();
             return rows.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return the server process ids of the sessions that listen on the table's channel */
+    private static List<Integer> listenerPids() {
+        try (Connection connection = TestDatabase.POSTGRES.connect();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN \""
+                        + TABLE + "\"' AND pid <> pg_backend_pid()")) {
+            List<Integer> pids = new ArrayList<>();
+            while (rows.next()) {
+                pids.add(rows.getInt(1));
+            }
+            return pids;
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
