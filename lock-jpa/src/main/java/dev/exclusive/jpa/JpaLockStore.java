@@ -67,7 +67,8 @@ import java.util.regex.Pattern;
  * database runs under the row's write lock: of two acquirers of one name, the second skips the row the first one
  * holds (PostgreSQL's {@code SKIP LOCKED}), or waits for the first one's commit and re-evaluates the condition on the
  * committed row (PostgreSQL's lock recheck of the latest row version, InnoDB's locking read of the duplicate row,
- * H2's row lock), and takes nothing. The primary key makes the first insert of a name succeed once. <b>Why deadlock-free:</b> each statement writes at most one row in a transaction of its own.
+ * H2's row lock), and takes nothing. The primary key makes the first insert of a name succeed once. <b>Why
+ * deadlock-free:</b> each statement writes at most one row in a transaction of its own.
  * Should the database still report a deadlock, a serialization failure or a lock-wait timeout, the attempt is retried
  * twice and then answered as busy; a unique-key race (H2's {@code MERGE}) is answered as busy. None of them reaches
  * the caller.
@@ -94,7 +95,8 @@ import java.util.regex.Pattern;
  * a mark after the release finds the row free and the waiter tries again at once. A lock held from this JVM is not
  * marked, since its release wakes the waiter here; one held by a handle restored from another JVM's token is
  * released with a notification, since its waiters did not mark it. Stores in one JVM that reach one table by
- * different URLs (so share no local signals) wake each other's waiters only at the next poll. Each store holds one connection of its unit on {@code LISTEN} for the table, on one thread from its
+ * different URLs (so share no local signals) wake each other's waiters only at the next poll. Each store holds one
+ * connection of its unit on {@code LISTEN} for the table, on one thread from its
  * {@link Builder#threadFactory thread factory}, started by the first wait; a notification wakes the longest waiter
  * on that name in this JVM, except the notifications of this store's own releases, which woke a waiter here already.
  * While it listens, a waiter does not park if the store saw any release since its last attempt began (so that a
@@ -181,7 +183,8 @@ import java.util.regex.Pattern;
  * No index on {@code expires_at}: every acquire and release changes it, and without an index on it (and with room
  * left on each page) PostgreSQL updates the row in place (HOT), so the table and its index do not grow with churn
  * even without vacuum. The cleanup scans the table instead. {@code waited_until} (not indexed either) is where
- * waiters of other JVMs mark a lock; a table of an earlier version gets it on first use (see {@code DDL.md}). A table of an earlier version with its
+ * waiters of other JVMs mark a lock; a table of an earlier version gets it on first use (see {@code DDL.md}). A table
+ * of an earlier version with its
  * {@code exclusive_lock_expires_at} index keeps working; a store with {@code createTable(true)} drops the index on
  * first use (logged at INFO), any other logs a WARNING naming the {@code DROP INDEX}.
  *
