@@ -68,10 +68,9 @@ import java.util.regex.Pattern;
  * holds (PostgreSQL's {@code SKIP LOCKED}), or waits for the first one's commit and re-evaluates the condition on the
  * committed row (PostgreSQL's lock recheck of the latest row version, InnoDB's locking read of the duplicate row,
  * H2's row lock), and takes nothing. The primary key makes the first insert of a name succeed once. <b>Why
- * deadlock-free:</b> each statement writes at most one row in a transaction of its own.
- * Should the database still report a deadlock, a serialization failure or a lock-wait timeout, the attempt is retried
- * twice and then answered as busy; a unique-key race (H2's {@code MERGE}) is answered as busy. None of them reaches
- * the caller.
+ * deadlock-free:</b> each statement writes at most one row in a transaction of its own. Should the database still
+ * report a deadlock, a serialization failure or a lock-wait timeout, the attempt is retried twice and then answered
+ * as busy; a unique-key race (H2's {@code MERGE}) is answered as busy. None of them reaches the caller.
  *
  * <p><b>Release</b>: {@code UPDATE ... SET owner = NULL, expires_at = now WHERE name = ? AND owner = ? AND live};
  * <b>force-release</b> the same without the owner; <b>extend</b>: {@code UPDATE ... SET expires_at = now + ttl WHERE
@@ -96,9 +95,9 @@ import java.util.regex.Pattern;
  * marked, since its release wakes the waiter here; one held by a handle restored from another JVM's token is
  * released with a notification, since its waiters did not mark it. Stores in one JVM that reach one table by
  * different URLs (so share no local signals) wake each other's waiters only at the next poll. Each store holds one
- * connection of its unit on {@code LISTEN} for the table, on one thread from its
- * {@link Builder#threadFactory thread factory}, started by the first wait; a notification wakes the longest waiter
- * on that name in this JVM, except the notifications of this store's own releases, which woke a waiter here already.
+ * connection of its unit on {@code LISTEN} for the table, on one thread from its {@link Builder#threadFactory thread
+ * factory}, started by the first wait; a notification wakes the longest waiter on that name in this JVM, except the
+ * notifications of this store's own releases, which woke a waiter here already.
  * While it listens, a waiter does not park if the store saw any release since its last attempt began (so that a
  * release just before its registration is not missed), and polls only every 100 ms to 1 s, for expiries, which nobody
  * notifies. On the other databases, and while the listener is down, waiters elsewhere poll with a jittered backoff
@@ -184,9 +183,9 @@ import java.util.regex.Pattern;
  * left on each page) PostgreSQL updates the row in place (HOT), so the table and its index do not grow with churn
  * even without vacuum. The cleanup scans the table instead. {@code waited_until} (not indexed either) is where
  * waiters of other JVMs mark a lock; a table of an earlier version gets it on first use (see {@code DDL.md}). A table
- * of an earlier version with its
- * {@code exclusive_lock_expires_at} index keeps working; a store with {@code createTable(true)} drops the index on
- * first use (logged at INFO), any other logs a WARNING naming the {@code DROP INDEX}.
+ * of an earlier version with its {@code exclusive_lock_expires_at} index keeps working; a store with
+ * {@code createTable(true)} drops the index on first use (logged at INFO), any other logs a WARNING naming the
+ * {@code DROP INDEX}.
  *
  * <p>Thread-safe. Supported databases: PostgreSQL, MariaDB, MySQL 8, H2 2.x; another database, or a table whose
  * name column does not compare exactly (a case-insensitive, pad-space or nondeterministic collation, which would make

@@ -30,8 +30,7 @@ import java.util.function.Consumer;
  * <p>A link that falls silent without closing (half-open TCP: a network or a firewall that stops carrying packets)
  * breaks nothing that the listener would see: it waits for notifications, and none come. So it pings its connection
  * (its {@code LISTEN} again) after {@value #PING_AFTER_MILLIS} ms without a word from the server while threads of this
- * JVM
- * wait for a release, and after {@value #IDLE_PING_AFTER_MILLIS} ms otherwise (which also keeps the link through
+ * JVM wait for a release, and after {@value #IDLE_PING_AFTER_MILLIS} ms otherwise (which also keeps the link through
  * firewalls that drop idle connections). The connection carries the store's network timeout, so a ping that goes
  * unanswered fails within the store's timeout, and the thread listens on a new connection as after any break. A
  * connection that takes no network timeout is never pinged (an unanswered ping would block the thread for ever).

@@ -230,8 +230,8 @@ final class Setup {
      * A table of an earlier version keeps working with its {@code expires_at} index, only slower (PostgreSQL: no HOT
      * update; MariaDB and MySQL: an index entry rewritten by every acquire and release). A store allowed to create the
      * table drops it, saying so at INFO; otherwise a WARNING names the statement that does. A failure to drop it (no
-     * privilege, a lock timeout) is the same WARNING; a failure to
-     * look for it only a DEBUG line, since nothing is known about the index then.
+     * privilege, a lock timeout) is the same WARNING; a failure to look for it only a DEBUG line, since nothing is
+     * known about the index then.
      */
     private void dropObsoleteIndex(Database database, boolean create) {
         String query = database.obsoleteIndex(table);
