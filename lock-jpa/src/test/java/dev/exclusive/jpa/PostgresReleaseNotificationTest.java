@@ -192,15 +192,7 @@ class PostgresReleaseNotificationTest {
     }
 
     private static int listeners() {
-        try (Connection connection = TestDatabase.POSTGRES.connect();
-                Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE query = 'LISTEN \""
-                        + TABLE + "\"' AND pid <> pg_backend_pid()")) {
-            rows.next();
-            return rows.getInt(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return listenerPids().size();
     }
 
     /** @return the server process ids of the sessions that listen on the table's channel */
