@@ -20,12 +20,12 @@ import java.util.function.Consumer;
  * connection. The notifications of the store's own releases, which woke a waiter of this JVM already, are announced
  * by the store ({@link #expect}) and skipped, so that one release wakes one waiter here, not two.
  *
- * <p>The thread comes from the store's thread factory (inside a Jakarta EE server, the container's managed one),
- * is started on the first wait and ends with {@link #close()}, within a quarter of a second (the longest it waits for
- * notifications at a time), or within the store's timeout while a ping goes unanswered. When the connection breaks,
- * the thread gives it back and listens on a new one with a backoff of 50 ms to 1 s; each (re)start wakes every
- * waiter, since notifications sent meanwhile are lost. Waiters keep polling at a slow pace meanwhile, and for
- * expiries, which nobody notifies.
+ * <p>The thread comes from the store's thread factory (inside a Jakarta EE server, the container's managed one), is
+ * started on the first wait and ends with {@link #close()}, within a quarter of a second (the longest it waits for
+ * notifications at a time); a thread that waits longer for an answer (a ping on a silent link) has its connection
+ * aborted by {@code close()} and ends then. When the connection breaks, the thread gives it back and listens on a new
+ * one with a backoff of 50 ms to 1 s; each (re)start wakes every waiter, since notifications sent meanwhile are lost.
+ * Waiters keep polling at a slow pace meanwhile, and for expiries, which nobody notifies.
  *
  * <p>A link that falls silent without closing (half-open TCP: a network or a firewall that stops carrying packets)
  * breaks nothing that the listener would see: it waits for notifications, and none come. So it pings its connection
@@ -60,6 +60,9 @@ final class ReleaseListener {
     private final ConcurrentHashMap<String, Integer> own = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Thread thread;
+    /** The connection the thread listens on now, if any; {@link #close()} aborts it when the thread is blocked. */
+    private volatile Connection listeningOn;
+
     private boolean listening;
     private boolean closed;
     private boolean refusalLogged;
@@ -169,9 +172,35 @@ final class ReleaseListener {
         }
         running.interrupt();
         try {
-            running.join(2_000);
+            running.join(POLL_MILLIS * 2L);
+            if (running.isAlive()) {
+                abortListening(); // a statement that waits for its answer (a ping on a silent link)
+                running.join(2_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Aborts the listening connection ({@link Connection#abort}: the driver closes its socket at once), so that a
+     * thread blocked on it fails now rather than within the store's timeout. A connection that refuses to abort is
+     * left to its timeout.
+     */
+    private void abortListening() {
+        Connection current = listeningOn;
+        if (current == null) {
+            return;
+        }
+        try {
+            current.abort(Runnable::run);
+        } catch (SQLException | RuntimeException | AbstractMethodError e) {
+            LOG.log(
+                    Level.DEBUG,
+                    "Store ''{0}'': the listening connection could not be aborted ({1}); its thread ends within the"
+                            + " store''s timeout",
+                    storeName,
+                    e.toString());
         }
     }
 
@@ -184,6 +213,10 @@ final class ReleaseListener {
             int ownTimeout = Connections.UNSET;
             try {
                 connection = connections.open();
+                listeningOn = connection;
+                if (isClosed()) {
+                    return; // closed while it opened: close() may have looked before the connection was known
+                }
                 Notifications notifications = Notifications.of(connection);
                 if (notifications == null) {
                     LOG.log(
@@ -236,6 +269,7 @@ final class ReleaseListener {
                 failing = true;
             } finally {
                 setListening(false);
+                listeningOn = null;
                 if (connection != null) {
                     if (!broken) {
                         Connections.unbound(connection, ownTimeout);

@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -162,6 +163,56 @@ class PostgresReleaseNotificationTest {
     }
 
     /**
+     * A store closed while its listener's ping goes unanswered (the link fell silent) ends the listener's thread
+     * within a second: it aborts the listening connection, so the thread does not wait out the store's timeout (10 s
+     * here). The old close waited 2 s for the thread and returned with it still blocked on the ping: inside a server,
+     * a thread of an undeployed application.
+     */
+    @Test
+    void aStoreClosedWhileItsListenersPingGoesUnansweredLeavesNoThreadBehind() throws Exception {
+        try (SilencingProxy proxy = new SilencingProxy("127.0.0.1", 5432);
+                EntityManagerFactory through = TestDatabase.postgresThrough(proxy);
+                JpaLockStore holder = store(here, "closing-holder")) {
+            JpaLockStore waiter = JpaLockStore.builder(through)
+                    .storeName("closing-silent")
+                    .table(TABLE)
+                    .createTable(true)
+                    .backoff(SLOW_POLLING, SLOW_POLLING)
+                    .timeout(Duration.ofSeconds(10))
+                    .build();
+            String name = "closing-" + UUID.randomUUID();
+            assertTrue(
+                    holder.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60)).acquired());
+            waiter.awaitRelease(name, Duration.ofMillis(1)); // starts its listener
+            awaitTrue(() -> waiter.listener().listening(), "the waiter's store listens");
+            Thread[] parked = new Thread[1];
+            CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> {
+                // as a blocking lock does: an attempt, then the wait, which makes the listener ping after 1 s
+                assertFalse(waiter.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(60))
+                        .acquired());
+                parked[0] = Thread.currentThread();
+                try {
+                    waiter.awaitRelease(name, Duration.ofSeconds(4));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            awaitTrue(
+                    () -> parked[0] != null && parked[0].getState() == Thread.State.TIMED_WAITING,
+                    "the waiter is parked");
+
+            proxy.silence(); // before the waiter's ping, which comes after a second of silence
+            awaitTrue(() -> listenerPinging("closing-silent"), "the listener pings the silent link");
+            long closing = System.nanoTime();
+            waiter.close();
+            long took = System.nanoTime() - closing;
+            assertFalse(listenerThreadAlive("closing-silent"), "the listener thread ends with the store");
+            assertTrue(took < TimeUnit.SECONDS.toNanos(1), "closed in " + took / 1_000_000 + " ms");
+            waiting.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
      * {@code waiter} tries once and then waits up to 20 s; {@code holder} releases once it is parked; the wake-up
      * comes within 2 s.
      */
@@ -215,6 +266,15 @@ class PostgresReleaseNotificationTest {
         AbstractJpaLockStoreTest.execute(
                 TestDatabase.POSTGRES,
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"" + TABLE + "\"'");
+    }
+
+    /** @return whether the store's listener thread waits for the answer to its ping (its {@code LISTEN} again) */
+    private static boolean listenerPinging(String storeName) {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(entry -> entry.getKey().getName().equals("exclusive-jpa-listener-" + storeName))
+                .flatMap(entry -> Arrays.stream(entry.getValue()))
+                .anyMatch(frame -> frame.getClassName().equals(ReleaseListener.class.getName())
+                        && frame.getMethodName().equals("listen"));
     }
 
     private static boolean listenerThreadAlive(String storeName) {
