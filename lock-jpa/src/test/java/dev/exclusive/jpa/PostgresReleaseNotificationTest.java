@@ -59,11 +59,17 @@ class PostgresReleaseNotificationTest {
     }
 
     private JpaLockStore store(EntityManagerFactory factory, String name) {
+        return store(factory, name, Duration.ofSeconds(5));
+    }
+
+    /** @param timeout the store's timeout: the longest its statements, and its listener's ping, wait for an answer */
+    private static JpaLockStore store(EntityManagerFactory factory, String name, Duration timeout) {
         return JpaLockStore.builder(factory)
                 .storeName(name)
                 .table(TABLE)
                 .createTable(true)
                 .backoff(SLOW_POLLING, SLOW_POLLING)
+                .timeout(timeout)
                 .build();
     }
 
@@ -106,13 +112,7 @@ class PostgresReleaseNotificationTest {
                 EntityManagerFactory through = TestDatabase.postgresThrough(proxy);
                 LoggedWarnings warnings = LoggedWarnings.record(ReleaseListener.class.getName());
                 JpaLockStore holder = store(here, "silent-holder");
-                JpaLockStore waiter = JpaLockStore.builder(through)
-                        .storeName("silent-waiter")
-                        .table(TABLE)
-                        .createTable(true)
-                        .backoff(SLOW_POLLING, SLOW_POLLING)
-                        .timeout(Duration.ofSeconds(1))
-                        .build()) {
+                JpaLockStore waiter = store(through, "silent-waiter", Duration.ofSeconds(1))) {
             String name = "silent-" + UUID.randomUUID();
             assertTrue(
                     holder.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60)).acquired());
@@ -173,13 +173,7 @@ class PostgresReleaseNotificationTest {
         try (SilencingProxy proxy = new SilencingProxy("127.0.0.1", 5432);
                 EntityManagerFactory through = TestDatabase.postgresThrough(proxy);
                 JpaLockStore holder = store(here, "closing-holder")) {
-            JpaLockStore waiter = JpaLockStore.builder(through)
-                    .storeName("closing-silent")
-                    .table(TABLE)
-                    .createTable(true)
-                    .backoff(SLOW_POLLING, SLOW_POLLING)
-                    .timeout(Duration.ofSeconds(10))
-                    .build();
+            JpaLockStore waiter = store(through, "closing-silent", Duration.ofSeconds(10));
             String name = "closing-" + UUID.randomUUID();
             assertTrue(
                     holder.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60)).acquired());
