@@ -60,9 +60,10 @@ final class Connections {
     static final int UNSET = -1;
     /**
      * Runs what the driver gives it at once, on the caller's thread: MySQL Connector/J sets the network timeout
-     * through it, which must have happened before the statement runs.
+     * through it, which must have happened before the statement runs; and an abort through it has closed the
+     * connection's socket when {@link Connection#abort} returns.
      */
-    private static final Executor DIRECT = Runnable::run;
+    static final Executor DIRECT = Runnable::run;
 
     /** What a statement's work does with its connection. */
     @FunctionalInterface

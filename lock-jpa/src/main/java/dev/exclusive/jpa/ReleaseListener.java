@@ -193,7 +193,7 @@ final class ReleaseListener {
             return;
         }
         try {
-            current.abort(Runnable::run);
+            current.abort(Connections.DIRECT);
         } catch (SQLException | RuntimeException | AbstractMethodError e) {
             LOG.log(
                     Level.DEBUG,
