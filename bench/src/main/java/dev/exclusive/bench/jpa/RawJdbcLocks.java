@@ -22,6 +22,10 @@ import java.sql.Statement;
  * ({@code synchronous_commit} off for that one transaction), as the jpa store's release does: the floor of a lock
  * that makes the same trade, so that the store is also compared with like. Its table is
  * {@code bench_unflushed_lock}.
+ *
+ * <p>{@link #handOver} (PostgreSQL, on {@link #fenced}) moves a held row straight to the next owner with the next
+ * fence, in one statement that commits durably: the least a lock does per hold that records every grant with a
+ * fence and lets no grant be lost in a crash, its release folded into the next holder's grant.
  */
 final class RawJdbcLocks implements AutoCloseable {
 
@@ -45,6 +49,8 @@ final class RawJdbcLocks implements AutoCloseable {
 
     private final PreparedStatement acquire;
     private final PreparedStatement release;
+    /** PostgreSQL, fenced: the row to the next owner with the next fence, if the given owner holds it. */
+    private final PreparedStatement handOver;
 
     RawJdbcLocks(BenchDatabase database) throws SQLException {
         this(database, Kind.PLAIN);
@@ -108,6 +114,11 @@ final class RawJdbcLocks implements AutoCloseable {
                         ? "WITH deleted AS (" + delete + " RETURNING 1) SELECT set_config('synchronous_commit', 'off',"
                                 + " true) FROM deleted"
                         : delete);
+        handOver = fenced && database == BenchDatabase.POSTGRESQL
+                ? connection.prepareStatement("UPDATE " + table + " SET owner = ?, expires_at = CURRENT_TIMESTAMP +"
+                        + " CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond', fence = nextval('" + sequence
+                        + "') WHERE name = ? AND owner = ? RETURNING fence")
+                : null;
     }
 
     /** @return the fenced floor on {@code database} */
@@ -148,6 +159,23 @@ final class RawJdbcLocks implements AutoCloseable {
             }
         }
         return release.executeUpdate() == 1;
+    }
+
+    /**
+     * @return whether {@code from} held the lock, which now belongs to {@code to} with a new fence; a fenced floor on
+     *     PostgreSQL only
+     */
+    boolean handOver(String name, String from, String to, long ttlMillis) throws SQLException {
+        if (handOver == null) {
+            throw new IllegalStateException("a handover is built for the fenced floor on PostgreSQL only");
+        }
+        handOver.setString(1, to);
+        handOver.setLong(2, ttlMillis);
+        handOver.setString(3, name);
+        handOver.setString(4, from);
+        try (ResultSet rows = handOver.executeQuery()) {
+            return rows.next();
+        }
     }
 
     @Override

@@ -7,6 +7,7 @@ import jakarta.persistence.EntityManagerFactory;
 import java.io.BufferedWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -28,6 +29,13 @@ import java.util.concurrent.locks.LockSupport;
  * Prints, per variant, acquisitions per second, handoff p50 and p99 and the share of handoffs across JVMs, and the
  * store's throughput against the poller's. Targets: at least 3x the poller, handoff p99 at most 5 ms.
  *
+ * <p>Between the two, the ceilings: one thread in this JVM holds the lock again and again, 200 µs each, with nobody
+ * waiting, so no handoff costs anything. Throughput of the contenders can never exceed what one hold after another
+ * allows, so each ceiling bounds every lock that does at least its statements per hold, whatever its wake-up: the
+ * floor of {@link RawJdbcLocks} (a durable upsert, a durable delete), the same with the release unflushed (as the
+ * store's), and one durable handover per hold ({@link RawJdbcLocks#handOver}: the row moved to the next owner with a
+ * new fence, the least a lock does whose grants survive a crash). Each prints against the poller.
+ *
  * <p>Run: {@code java -cp bench/target/benchmarks.jar dev.exclusive.bench.jpa.TwoJvmHandoff [seconds]}
  */
 public final class TwoJvmHandoff {
@@ -36,6 +44,7 @@ public final class TwoJvmHandoff {
     private static final long WORK_NANOS = 200_000;
     private static final long THINK_NANOS = 2_000_000;
     private static final long POLL_MILLIS = 50;
+    private static final long TTL_MILLIS = 30_000;
 
     private TwoJvmHandoff() {}
 
@@ -58,8 +67,59 @@ public final class TwoJvmHandoff {
         }
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         double poller = run("poller", seconds);
+        try (RawJdbcLocks floor = new RawJdbcLocks(BenchDatabase.POSTGRESQL);
+                RawJdbcLocks unflushed = RawJdbcLocks.unflushedRelease(BenchDatabase.POSTGRESQL);
+                RawJdbcLocks fenced = RawJdbcLocks.fenced(BenchDatabase.POSTGRESQL)) {
+            String name = "two-jvm-ceiling:" + UUID.randomUUID();
+            ceiling("floor (durable acquire, durable release)", seconds, poller, hold -> {
+                String owner = Integer.toString(hold);
+                return floor.acquire(name, owner, TTL_MILLIS) && work() && floor.release(name, owner);
+            });
+            ceiling("floor, release unflushed (the store's trade)", seconds, poller, hold -> {
+                String owner = Integer.toString(hold);
+                return unflushed.acquire(name, owner, TTL_MILLIS) && work() && unflushed.release(name, owner);
+            });
+            if (!fenced.acquire(name, "0", TTL_MILLIS)) {
+                throw new IllegalStateException("the handover's first acquisition failed");
+            }
+            ceiling(
+                    "one durable handover per hold",
+                    seconds,
+                    poller,
+                    hold -> work()
+                            && fenced.handOver(name, Integer.toString(hold), Integer.toString(hold + 1), TTL_MILLIS));
+        }
         double store = run("store", seconds);
         System.out.printf("store / 50 ms poller, acquisitions per second: %.2f%n", store / poller);
+    }
+
+    /** One hold of a ceiling: its statements and its work, in series; false if a statement took nothing. */
+    @FunctionalInterface
+    interface Cycle {
+        boolean run(int hold) throws SQLException;
+    }
+
+    /** Runs {@code cycle} back to back in this thread for {@code seconds} and prints its holds per second. */
+    private static void ceiling(String label, int seconds, double poller, Cycle cycle) throws SQLException {
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        int holds = 0;
+        while (System.nanoTime() < end) {
+            if (!cycle.run(holds++)) {
+                throw new IllegalStateException("uncontended " + label + " failed");
+            }
+        }
+        double rate = holds / (double) seconds;
+        System.out.printf(
+                "ceiling, 1 thread, nobody waiting: %s: %,.0f holds/s, %.2fx the poller%n", label, rate, rate / poller);
+    }
+
+    /** The holder's {@value #WORK_NANOS} ns of work under the lock, spun. */
+    private static boolean work() {
+        long until = System.nanoTime() + WORK_NANOS;
+        while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
+        return true;
     }
 
     /** @return acquisitions per second of {@code mode} across both JVMs */
@@ -156,7 +216,7 @@ public final class TwoJvmHandoff {
                             try {
                                 Thread.sleep(Math.max(0, startAt - System.currentTimeMillis()));
                                 while (System.currentTimeMillis() < endAt) {
-                                    Lock lock = registry.lock(name, Duration.ofSeconds(30));
+                                    Lock lock = registry.lock(name, Duration.ofMillis(TTL_MILLIS));
                                     boolean acquired;
                                     if (mode.equals("poller")) {
                                         acquired = lock.get();
@@ -171,10 +231,7 @@ public final class TwoJvmHandoff {
                                         throw new IllegalStateException("waited 30 s");
                                     }
                                     long acquiredAt = micros();
-                                    long until = System.nanoTime() + WORK_NANOS;
-                                    while (System.nanoTime() < until) {
-                                        Thread.onSpinWait();
-                                    }
+                                    work();
                                     long releasedAt = micros();
                                     if (!lock.release()) {
                                         throw new IllegalStateException("lost the lock");
