@@ -30,11 +30,12 @@ import java.util.concurrent.locks.LockSupport;
  * store's throughput against the poller's. Targets: at least 3x the poller, handoff p99 at most 5 ms.
  *
  * <p>Between the two, the ceilings: one thread in this JVM holds the lock again and again, 200 µs each, with nobody
- * waiting, so no handoff costs anything. Throughput of the contenders can never exceed what one hold after another
- * allows, so each ceiling bounds every lock that does at least its statements per hold, whatever its wake-up: the
+ * waiting, so no handoff costs anything. The contenders' holds come one after another too, each with its statements,
+ * so each ceiling bounds every lock that does at least those statements per hold, whatever its wake-up (but for the
+ * part of a round trip that a statement already queued on the row saves): the
  * floor of {@link RawJdbcLocks} (a durable upsert, a durable delete), the same with the release unflushed (as the
  * store's), and one durable handover per hold ({@link RawJdbcLocks#handOver}: the row moved to the next owner with a
- * new fence, the least a lock does whose grants survive a crash). Each prints against the poller.
+ * new fence, what a lock does that records every grant durably, its release folded into the next grant). Each prints against the poller.
  *
  * <p>Run: {@code java -cp bench/target/benchmarks.jar dev.exclusive.bench.jpa.TwoJvmHandoff [seconds]}
  */
