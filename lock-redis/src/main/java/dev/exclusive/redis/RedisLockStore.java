@@ -153,22 +153,24 @@ import redis.clients.jedis.exceptions.JedisException;
  * <li>acquire: the second run finds the caller's own hold, renews it and answers acquired with its fence. A
  * successful acquire is never reported busy while the key holds the caller's lease.</li>
  * <li>extend: renewing one's own lease twice to the same ttl is renewing it; the second run answers extended.</li>
- * <li>release, release with a minimum hold, force-release: the first run deleted the lease, so the second finds
- * the lock free, or held by the next owner; it answers from the call's receipt instead ({@code 1}, or the outcome
- * of the minimum-hold release). Without receipts a release that succeeded would be reported refused, telling the
- * application its hold had ended early. A receipt is one key per call, unique to it (not per owner or name: another
- * owner may take and free the lock between the two runs, and a later call of the same owner must not be answered
- * by an earlier one's receipt). It is kept for twice the connect plus the socket timeout (the last attempt may
- * start just before the client's retry budget ends), or for {@link RedisTopology#APPLICATION_RESEND_WINDOW} on
- * an application's own client that may resend; standalone and Sentinel calls write none.</li>
+ * <li>release, release with a minimum hold, force-release: the first run deleted the lease, so the second finds the
+ * lock free, held by the next owner, or held again by the same owner (a handle restored from the token); it answers
+ * from the call's receipt instead ({@code 1}, or the outcome of the minimum-hold release), read before the lease,
+ * and leaves the lock as it is: freeing it again would free the next hold. Without receipts a release that
+ * succeeded would be reported refused, telling the application its hold had ended early. A receipt is one key per
+ * call, unique to it (not per owner or name: another owner may take and free the lock between the two runs, and a
+ * later call of the same owner must not be answered by an earlier one's receipt). It is kept for twice the connect
+ * plus the socket timeout (the last attempt may start just before the client's retry budget ends), or for
+ * {@link RedisTopology#APPLICATION_RESEND_WINDOW} on an application's own client that may resend; standalone and
+ * Sentinel calls write none.</li>
  * </ul>
  * Why receipts rather than a Cluster client that never resends: the same retries follow {@code MOVED} and
  * {@code ASK} and refresh the slot map after a failover, which the store needs; turning them off for the writes
  * would make every lost reply an unknown outcome, and a failover an outage until another call refreshed the map.
- * A receipt costs one {@code SET PX} per release on Cluster. A call whose every attempt fails still answers
- * {@link LockStoreUnavailableException}: an acquisition may then hold the lock until its ttl, a release may have
- * freed it. With {@code min-replicas}, acquire and extend run on one connection of their own (for the {@code WAIT})
- * and are never resent.
+ * A receipt costs a {@code GET} and a {@code SET PX} per release on Cluster. A call whose every attempt fails still
+ * answers {@link LockStoreUnavailableException}: an acquisition may then hold the lock until its ttl, a release may
+ * have freed it. With {@code min-replicas}, acquire and extend run on one connection of their own (for the
+ * {@code WAIT}) and are never resent.
  *
  * <p>Credentials. A password in a URL must be percent-encoded ({@code #} as {@code %23}, {@code @} as
  * {@code %40}, {@code %} as {@code %25}, {@code /} as {@code %2F}, {@code :} as {@code %3A}); simpler, give it on

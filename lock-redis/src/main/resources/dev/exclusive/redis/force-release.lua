@@ -13,29 +13,30 @@
 -- What a call sent again does: a Cluster client sends a script again when the reply of its first run was lost
 -- (a read timeout), and that first run may have freed the lock; the second then finds it free, or another's. With
 -- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), a run that frees the lock records its answer there for
--- ARGV[4] milliseconds, and a run that finds nothing to free answers what the recorded run did, if one did.
+-- ARGV[4] milliseconds, and a run that finds it recorded answers the same and touches nothing: by then the lock may be
+-- another holder's, or its owner's again (a handle restored from the token shares the owner id), and freeing it
+-- a second time would free that hold.
 local function answer(outcome)
     if KEYS[2] then
         redis.call('SET', KEYS[2], outcome, 'PX', ARGV[4])
     end
     return outcome
 end
-local function refused()
-    local earlier = KEYS[2] and redis.call('GET', KEYS[2])
+if KEYS[2] then
+    local earlier = redis.call('GET', KEYS[2])
     if earlier then
         return tonumber(earlier)
     end
-    return 0
 end
 
 local remaining = redis.call('PTTL', KEYS[1])
 if remaining == -2 then
-    return refused()
+    return 0
 end
 local lease = redis.pcall('GET', KEYS[1])
 redis.call('DEL', KEYS[1])
 if remaining == 0 then
-    return refused()
+    return 0
 end
 local waiters = type(lease) == 'string' and string.match(lease, '^[^\n]*\n([^\n]*)') or '*'
 if waiters ~= '' and waiters ~= ARGV[1] then

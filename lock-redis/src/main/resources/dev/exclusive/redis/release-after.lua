@@ -18,31 +18,32 @@
 -- What a call sent again does: a Cluster client sends a script again when the reply of its first run was lost
 -- (a read timeout), and that first run may have freed the lock; the second then finds it free, or another's. With
 -- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), a run that frees the lock records its answer there for
--- ARGV[6] milliseconds, and a run that finds nothing to free answers what the recorded run did, if one did.
+-- ARGV[6] milliseconds, and a run that finds it recorded answers the same and touches nothing: by then the lock may be
+-- another holder's, or its owner's again (a handle restored from the token shares the owner id), and freeing it
+-- a second time would free that hold.
 local function answer(outcome)
     if KEYS[2] then
         redis.call('SET', KEYS[2], outcome, 'PX', ARGV[6])
     end
     return outcome
 end
-local function refused()
-    local earlier = KEYS[2] and redis.call('GET', KEYS[2])
+if KEYS[2] then
+    local earlier = redis.call('GET', KEYS[2])
     if earlier then
         return tonumber(earlier)
     end
-    return 0
 end
 
 local remaining = redis.call('PTTL', KEYS[1])
 if remaining <= 0 then
-    return refused()
+    return 0
 end
 local lease = redis.pcall('GET', KEYS[1])
 local until_floor
 if type(lease) == 'string' then
     local owner, waiters, fence, span, holder = string.match(lease, '^(.-\n)(.-)\n(.-)\n(.-)\n(.*)$')
     if owner ~= ARGV[1] then
-        return refused()
+        return 0
     end
     local elapsed = tonumber(span) - remaining
     until_floor = tonumber(ARGV[3]) - elapsed
@@ -62,7 +63,7 @@ if type(lease) == 'string' then
 end
 local held = redis.call('HMGET', KEYS[1], 'owner', 'acquired') -- the previous layout
 if held[1] == false or held[1] .. '\n' ~= ARGV[1] then
-    return refused()
+    return 0
 end
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)

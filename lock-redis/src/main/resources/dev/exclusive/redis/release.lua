@@ -20,28 +20,29 @@
 -- What a call sent again does: a Cluster client sends a script again when the reply of its first run was lost
 -- (a read timeout), and that first run may have freed the lock; the second then finds it free, or another's. With
 -- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), a run that frees the lock records its answer there for
--- ARGV[5] milliseconds, and a run that finds nothing to free answers what the recorded run did, if one did.
+-- ARGV[5] milliseconds, and a run that finds it recorded answers the same and touches nothing: by then the lock may be
+-- another holder's, or its owner's again (a handle restored from the token shares the owner id), and freeing it
+-- a second time would free that hold.
 local function answer(outcome)
     if KEYS[2] then
         redis.call('SET', KEYS[2], outcome, 'PX', ARGV[5])
     end
     return outcome
 end
-local function refused()
-    local earlier = KEYS[2] and redis.call('GET', KEYS[2])
+if KEYS[2] then
+    local earlier = redis.call('GET', KEYS[2])
     if earlier then
         return tonumber(earlier)
     end
-    return 0
 end
 
 local lease = redis.pcall('GET', KEYS[1])
 if type(lease) == 'string' then
     if string.find(lease, ARGV[1], 1, true) ~= 1 then -- plain find, no copy: does the lease start with it?
-        return refused()
+        return 0
     end
     if redis.call('PTTL', KEYS[1]) <= 0 then -- its last millisecond: expired, as for every other script
-        return refused()
+        return 0
     end
     redis.call('DEL', KEYS[1])
     if string.byte(lease, #ARGV[1] + 1) ~= 10 then -- someone waits: not a line feed right after the owner
@@ -53,7 +54,7 @@ if type(lease) == 'string' then
     return answer(1)
 end
 if not lease or redis.call('PTTL', KEYS[1]) <= 0 or redis.call('HGET', KEYS[1], 'owner') .. '\n' ~= ARGV[1] then
-    return refused()
+    return 0
 end
 redis.call('DEL', KEYS[1])
 redis.call(ARGV[3], ARGV[4], KEYS[1])

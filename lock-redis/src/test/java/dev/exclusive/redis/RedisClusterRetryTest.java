@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -201,5 +202,82 @@ class RedisClusterRetryTest {
                     store.inspect(name).orElseThrow().remaining().compareTo(Duration.ofSeconds(20)) > 0,
                     "to the new ttl");
         }
+    }
+
+    @Test
+    void aForceReleaseResentAfterAnotherOwnerTookTheLockLeavesTheNewHolderAlone() throws Exception {
+        try (LockStore store = store("2s");
+                LockStore other = store("2s")) {
+            String name = "retry:lost-force-release-then-another";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
+            CompletableFuture<Boolean> forced = afterALostReply(name, other, () -> store.forceRelease(name));
+
+            assertTrue(other.tryAcquire(name, "owner-2", HOLDER, TTL).acquired(), "the freed lock is taken again");
+            assertFalse(forced.isDone(), "while the first caller still waited for its reply");
+
+            assertTrue(forced.get(10, TimeUnit.SECONDS), "the first run freed a held lock");
+            assertEquals(
+                    "owner-2",
+                    other.inspect(name).map(LockEntry::owner).orElse("<free>"),
+                    "the call sent again must not free the next holder");
+        }
+    }
+
+    @Test
+    void aReleaseResentAfterItsOwnerTookTheLockAgainLeavesThatHoldAlone() throws Exception {
+        // a handle restored from the first one's token shares its owner id
+        try (LockStore store = store("2s");
+                LockStore other = store("2s")) {
+            String name = "retry:lost-release-then-same-owner";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
+            CompletableFuture<Boolean> released = afterALostReply(name, other, () -> store.release(name, "owner-1"));
+
+            assertTrue(other.tryAcquire(name, "owner-1", HOLDER, TTL).acquired(), "the owner's restored handle");
+            assertFalse(released.isDone(), "while the first caller still waited for its reply");
+
+            assertTrue(released.get(10, TimeUnit.SECONDS), "the first run released");
+            assertEquals(
+                    "owner-1",
+                    other.inspect(name).map(LockEntry::owner).orElse("<free>"),
+                    "the call sent again must not end the hold taken after it");
+        }
+    }
+
+    @Test
+    void aReleaseWithAMinimumHoldResentAfterItsOwnerTookTheLockAgainLeavesThatHoldAlone() throws Exception {
+        try (LockStore store = store("2s");
+                LockStore other = store("2s")) {
+            String name = "retry:lost-release-after-then-same-owner";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
+            CompletableFuture<Boolean> released =
+                    afterALostReply(name, other, () -> store.release(name, "owner-1", Duration.ofMillis(1)));
+
+            assertTrue(other.tryAcquire(name, "owner-1", HOLDER, TTL).acquired(), "the owner's restored handle");
+            assertFalse(released.isDone(), "while the first caller still waited for its reply");
+
+            assertTrue(released.get(10, TimeUnit.SECONDS), "the first run released, past its minimum hold");
+            assertTrue(
+                    other.inspect(name)
+                            .map(entry -> entry.remaining().compareTo(Duration.ofSeconds(20)) > 0)
+                            .orElse(false),
+                    "the call sent again must not end or shorten the hold taken after it");
+        }
+    }
+
+    /**
+     * Starts {@code call} on a lock whose next reply the proxy loses, and returns once its first run has freed the
+     * lock (as {@code observer} sees), while the caller still waits for the reply it will send the script again for.
+     */
+    private static CompletableFuture<Boolean> afterALostReply(String name, LockStore observer, Supplier<Boolean> call)
+            throws InterruptedException {
+        int lostBefore = cluster.proxy().lostReplies();
+        cluster.proxy().loseRepliesAfter(RedisKeys.lockKey(name));
+        CompletableFuture<Boolean> outcome = CompletableFuture.supplyAsync(call);
+        RedisServers.awaitTrue(
+                () -> cluster.proxy().lostReplies() == lostBefore + 1
+                        && observer.inspect(name).isEmpty(),
+                Duration.ofSeconds(2),
+                "the first run freed the lock and its reply was lost");
+        return outcome;
     }
 }
