@@ -3,6 +3,7 @@ package dev.exclusive.redis;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.spi.Secrets;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.Pool;
@@ -37,10 +38,28 @@ final class RedisFailures {
         Secrets secrets = topology.secrets();
         return new LockStoreUnavailableException(
                 "Redis store '" + storeName + "' could not " + what + " on " + topology.target() + ": "
-                        + secrets.mask(failure.getMessage()) + "; check that Redis is running and reachable",
+                        + secrets.mask(failure.getMessage()) + "; " + hint(failure),
                 lockName,
                 storeName,
                 secrets.mask(failure));
+    }
+
+    /**
+     * @return what to check: Redis refused this user (a wrong password, an ACL without the store's keys, channels or
+     *     commands), or it did not answer
+     */
+    private static String hint(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = String.valueOf(cause.getMessage());
+            if (cause instanceof JedisAccessControlException
+                    || message.startsWith("NOPERM")
+                    || message.startsWith("WRONGPASS")
+                    || message.startsWith("NOAUTH")) {
+                return "check the store's user and password, and that the user's ACL grants the keys and channels"
+                        + " exclusive:* (~exclusive:* &exclusive:*) and the commands the store runs";
+            }
+        }
+        return "check that Redis is running and reachable";
     }
 
     /** @return the exception for a Cluster or Sentinels that cannot be reached while the store is built */

@@ -2,6 +2,8 @@ package dev.exclusive.redis;
 
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.spi.Secrets;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,6 +48,8 @@ import redis.clients.jedis.util.Pool;
  *                     that never sends a command twice
  */
 record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets secrets, Duration resendWindow) {
+
+    private static final Logger LOG = System.getLogger(RedisTopology.class.getName());
 
     /**
      * How long an application's own client, other than a {@link RedisClient} or {@link RedisSentinelClient} (which
@@ -234,7 +238,10 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
      * Whether the server (the first node that answers, in a Cluster) has sharded pub/sub: {@code COMMAND INFO
      * SPUBLISH SSUBSCRIBE} describes both. A server before 7.0 answers {@code nil} for each, as one whose operator
      * removed them with {@code rename-command} does, although its version says 7; the version decides only when
-     * {@code COMMAND} itself is refused (renamed, or denied by an ACL).
+     * {@code COMMAND} itself is refused (renamed, or denied by an ACL). When {@code INFO} is refused too, nothing
+     * tells, and the answer is no: {@code PUBLISH} works on every version and Cluster, where a guess of yes would
+     * fail every release. A warning says so, since instances whose users may ask would decide otherwise and not
+     * hear these releases.
      *
      * @throws JedisException if no node answers
      */
@@ -248,8 +255,21 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
                 return described instanceof List<?> commands
                         && commands.size() == 2
                         && commands.stream().allMatch(Objects::nonNull);
-            } catch (JedisDataException e) {
-                return majorVersion(jedis == null ? client.info("server") : jedis.info("server")) >= 7;
+            } catch (JedisDataException commandRefused) {
+                try {
+                    return majorVersion(jedis == null ? client.info("server") : jedis.info("server")) >= 7;
+                } catch (JedisDataException infoRefused) {
+                    LOG.log(
+                            Level.WARNING,
+                            "Redis at {0} refuses both COMMAND and INFO to this store''s user ({1}; {2}), so the"
+                                    + " store cannot tell whether it has sharded pub/sub: releases go by PUBLISH."
+                                    + " Allow the user COMMAND or INFO, or give every store on this Redis the same"
+                                    + " user, so that all of them publish and listen alike",
+                            target,
+                            commandRefused.getMessage(),
+                            infoRefused.getMessage());
+                    return false;
+                }
             }
         }
     }

@@ -1,11 +1,18 @@
 package dev.exclusive.redis;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.exclusive.LockHolder;
+import dev.exclusive.spi.LockStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,6 +35,8 @@ class RedisClusterWithoutShardedPubSubTest extends AbstractClusterWithoutSharded
 
     private static final int[] PORTS = {FIRST_PORT, FIRST_PORT + 1, FIRST_PORT + 2};
 
+    private static final LockHolder HOLDER = new LockHolder("fallback-test", "main", "");
+
     private static Path folder;
 
     RedisClusterWithoutShardedPubSubTest() {
@@ -45,6 +54,45 @@ class RedisClusterWithoutShardedPubSubTest extends AbstractClusterWithoutSharded
     @AfterAll
     static void stopCluster() throws IOException, InterruptedException {
         RedisServers.stopAll(folder, PORTS);
+    }
+
+    /**
+     * An ACL user that may run neither {@code COMMAND} nor {@code INFO}: the store cannot ask what the server can do,
+     * so it takes what every version can ({@code PUBLISH}) instead of failing every release before its script.
+     */
+    @Test
+    void aUserThatMayRunNeitherCommandNorInfoStillReleases() throws IOException, InterruptedException {
+        for (int port : PORTS) {
+            RedisServers.run(List.of(
+                    "redis-cli",
+                    "-p",
+                    Integer.toString(port),
+                    "ACL",
+                    "SETUSER",
+                    "no-probes",
+                    "on",
+                    ">no-probes-secret",
+                    "~*",
+                    "&*",
+                    "+@all",
+                    "-command",
+                    "-info"));
+        }
+        try (SubscriberWarnings warnings = SubscriberWarnings.record(RedisTopology.class);
+                LockStore store = RedisServers.clusterStore(
+                        "no-probes", PORTS, Map.of("user", "no-probes", "password", "no-probes-secret"))) {
+            String name = RedisServers.uniquePrefix("no-probes") + "lock";
+            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, Duration.ofSeconds(30))
+                    .acquired());
+
+            assertTrue(store.release(name, "owner-1"), "released, not unavailable");
+            assertTrue(store.inspect(name).isEmpty(), "and free at once, not at the end of its ttl");
+            assertFalse(store.release(name, "owner-1"), "a second release finds the lock free");
+            List<String> said = warnings.messages();
+            assertEquals(1, said.size(), "one warning, when the store decides, not one per release: " + said);
+            assertTrue(said.get(0).contains("releases go by PUBLISH"), said.get(0));
+            assertFalse(said.get(0).contains("no-probes-secret"), said.get(0));
+        }
     }
 
     @Test

@@ -94,6 +94,26 @@ class RedisPasswordTest {
         }
     }
 
+    @Test
+    void aRefusedCallPointsAtTheCredentialsAndPermissionsNotAtAnOutage() {
+        try (Jedis admin = admin()) {
+            admin.aclSetUser("no-keys", "on", ">No-keys#1", "~elsewhere:*", "&*", "+@all");
+        }
+        Map<String, Map<String, String>> refusals = Map.of(
+                "a wrong password", Map.of("url", URL, "password", "Wr0ng#Guess"),
+                "a user the keys are not granted to", Map.of("url", URL, "user", "no-keys", "password", "No-keys#1"));
+        refusals.forEach((what, settings) -> {
+            try (LockStore store = new RedisLockStoreProvider().create("protected", settings)) {
+                LockStoreUnavailableException e = assertThrows(
+                        LockStoreUnavailableException.class,
+                        () -> store.tryAcquire("guarded", "owner", HOLDER, Duration.ofSeconds(30)));
+                assertTrue(
+                        e.getMessage().contains("check the store's user and password"), what + ": " + e.getMessage());
+                assertFalse(e.getMessage().contains("running and reachable"), what + ": " + e.getMessage());
+            }
+        });
+    }
+
     private static void assertWorks(Map<String, String> settings) {
         Map<String, String> all = new HashMap<>(settings);
         all.put("connect-timeout", "2s");

@@ -9,21 +9,27 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 /**
- * The warnings {@link ReleaseSubscriber} logs while this is open, formatted as an operator reads them
- * ({@code System.Logger} goes to {@code java.util.logging} on the tests' class path).
+ * The warnings {@link ReleaseSubscriber} (or another class of the store) logs while this is open, formatted as an
+ * operator reads them ({@code System.Logger} goes to {@code java.util.logging} on the tests' class path).
  */
 final class SubscriberWarnings extends Handler implements AutoCloseable {
 
-    private final Logger logger = Logger.getLogger(ReleaseSubscriber.class.getName());
+    private final Logger logger;
     private final List<String> messages = new CopyOnWriteArrayList<>();
 
-    private SubscriberWarnings() {
+    private SubscriberWarnings(Class<?> source) {
+        logger = Logger.getLogger(source.getName());
         logger.addHandler(this);
     }
 
     /** @return a recorder of the subscriber's warnings from now until {@link #close()} */
     static SubscriberWarnings record() {
-        return new SubscriberWarnings();
+        return record(ReleaseSubscriber.class);
+    }
+
+    /** @return a recorder of the warnings that {@code source} logs from now until {@link #close()} */
+    static SubscriberWarnings record(Class<?> source) {
+        return new SubscriberWarnings(source);
     }
 
     /** @return the warnings so far, oldest first */
