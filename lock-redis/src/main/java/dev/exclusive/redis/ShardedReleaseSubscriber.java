@@ -29,7 +29,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * waited for, at most one connection per shard.
  *
  * <p>Channels. A waiting thread registers with {@link #waitFor} before its {@code wait.lua} records it on the
- * lease, so the {@code SSUBSCRIBE} is on its way before any release can publish for it. A channel nobody waits on
+ * lease. On a shard already subscribed, the {@code SSUBSCRIBE} is then on its way before any release can publish
+ * for it; the first channel of a shard is subscribed by the shard's new thread, which may reach Redis after the
+ * release, so the first confirmation of a channel wakes its waiter to check the lock again. A channel nobody waits on
  * any more stays subscribed for {@value #IDLE_MILLIS} ms (a loop of attempts and waits re-uses it), then the next
  * wait that comes by unsubscribes it; a shard's thread ends, and its connection goes back to the pool, when its
  * last channel is gone.
@@ -470,6 +472,7 @@ final class ShardedReleaseSubscriber {
         @Override
         public void onSSubscribe(String channel, int subscribedChannels) {
             heardNanos = System.nanoTime();
+            String newlyHeard = null;
             lock.lock();
             try {
                 if (!started) {
@@ -485,11 +488,18 @@ final class ShardedReleaseSubscriber {
                 }
                 Channel waited = channels.get(channel);
                 if (waited != null && waited.shard == this) {
+                    if (!waited.confirmed) {
+                        newlyHeard = waited.name;
+                    }
                     waited.confirmed = true;
                     confirmed.signalAll();
                 }
             } finally {
                 lock.unlock();
+            }
+            if (newlyHeard != null) {
+                // a release published before this subscription reached Redis was heard by nobody: look again
+                signals.signal(newlyHeard);
             }
         }
 

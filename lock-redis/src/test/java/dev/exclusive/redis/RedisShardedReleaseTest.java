@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -109,6 +110,36 @@ class RedisShardedReleaseTest {
             assertTrue(waiter.release(name, "next"));
         }
         assertEquals(3, waiter.shards().connections(), "one subscribed connection per shard, not per lock");
+    }
+
+    /**
+     * The first channel on a shard is subscribed by the shard's new thread, so its {@code SSUBSCRIBE} may reach Redis
+     * after the waiter recorded itself on the lease: a release in between is published to nobody. The subscription's
+     * confirmation therefore tells the channel's waiters to look again. Here the shard's thread starts 300 ms late
+     * and nobody releases: without that, the waiter sleeps its whole wait.
+     */
+    @Test
+    void aWaiterWhoseShardSubscribesLateLooksAgainWhenTheSubscriptionIsConfirmed() throws Exception {
+        RedisLockStore holder = store("late-holder", true);
+        RedisLockStore waiter = RedisLockStore.builder()
+                .clusterNodes(List.of(new HostAndPort(RedisServers.HOST, PORTS[0])))
+                .storeName("late-waiter")
+                .threadFactory(task -> new Thread(() -> {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));
+                    task.run();
+                }))
+                .build();
+        stores.add(waiter);
+        String name = NAMES.get(PORTS[1]);
+        assertTrue(holder.tryAcquire(name, "holder", HOLDER, TTL).acquired());
+
+        long started = System.nanoTime();
+        waiter.awaitRelease(name, Duration.ofSeconds(5));
+        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+        assertTrue(
+                waitedMillis < 2_000, "woken by the confirmation after about 300 ms, waited " + waitedMillis + " ms");
+        assertTrue(holder.release(name, "holder"));
     }
 
     @Test
