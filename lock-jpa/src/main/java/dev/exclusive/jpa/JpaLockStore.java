@@ -334,7 +334,8 @@ public final class JpaLockStore implements LockStore {
     /**
      * Runs a release; when it freed the row, wakes a waiter of this JVM. While the listener listens, it is told first
      * to skip the notification this release may send, which would wake a second waiter here, and told again when the
-     * release sent none.
+     * release sent none. If a notification of another JVM's release arrived in between and was skipped in its place,
+     * this release wakes the waiter that notification was for, whatever it freed itself.
      */
     private <T> T releasing(String name, Supplier<T> release, Predicate<T> freed, Predicate<T> notified) {
         LockTable ready = lockTable();
@@ -347,15 +348,13 @@ public final class JpaLockStore implements LockStore {
         try {
             outcome = release.get();
         } catch (RuntimeException e) {
-            if (expected) {
-                current.unexpect(name);
+            if (expected && !current.unexpect(name)) {
+                released(name);
             }
             throw e;
         }
-        if (expected && !notified.test(outcome)) {
-            current.unexpect(name);
-        }
-        if (freed.test(outcome)) {
+        boolean skippedAnother = expected && !notified.test(outcome) && !current.unexpect(name);
+        if (freed.test(outcome) || skippedAnother) {
             released(name);
         }
         return outcome;
@@ -460,9 +459,9 @@ public final class JpaLockStore implements LockStore {
 
     /**
      * Blocks until a release in this JVM, or (on PostgreSQL, while the listener listens) a release anywhere, wakes
-     * this thread. With the listener, a waiter returns at once if this store saw any release since this thread's
-     * last attempt began, so that a release between the attempt and the registration is not missed; then, once
-     * registered, it marks a lock held from another JVM ({@link LockTable#mark}), so that its release notifies, and
+     * this thread. A waiter returns at once if this store saw any release since this thread's last attempt began, so
+     * that a release between the attempt and the registration is not missed. With the listener, once registered, it
+     * marks a lock held from another JVM ({@link LockTable#mark}), so that its release notifies, and
      * returns at once if the lock is free by then. A release that read the row before the mark freed it, so the mark
      * finds it free; one after the mark reads the mark (the row lock orders them); so none is missed. Except when this
      * thread's last attempt skipped a free row that another transaction held (answered busy for an unknown time):
@@ -472,18 +471,18 @@ public final class JpaLockStore implements LockStore {
     @Override
     public void awaitRelease(String name, Duration maxWait) throws InterruptedException {
         lockTable();
+        long[] attempt = lastAttempt.get();
+        long seen = attempt[0];
         ReleaseListener current = listener;
         if (current == null) {
-            signals.await(name, maxWait, () -> true);
+            signals.await(name, maxWait, () -> releases.get() == seen);
             return;
         }
         current.start();
         if (!current.listening()) {
-            signals.await(name, maxWait, () -> true);
+            signals.await(name, maxWait, () -> releases.get() == seen);
             return;
         }
-        long[] attempt = lastAttempt.get();
-        long seen = attempt[0];
         LockTable ready = lockTable;
         if (!ready.marks()) {
             signals.await(name, maxWait, () -> releases.get() == seen);

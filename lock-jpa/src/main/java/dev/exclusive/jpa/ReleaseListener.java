@@ -101,19 +101,24 @@ final class ReleaseListener {
         own.merge(name, 1, Integer::sum);
     }
 
-    /** Withdraws an {@link #expect} whose release freed nothing (or failed), so sent no notification. */
-    void unexpect(String name) {
-        own.computeIfPresent(name, (key, count) -> count == 1 ? null : count - 1);
+    /**
+     * Withdraws an {@link #expect} whose release freed nothing (or failed), so sent no notification.
+     *
+     * @return {@code false} if there was nothing to withdraw: a notification of {@code name} arrived meanwhile and was
+     *     skipped as this release's own, though it was another release's, so nobody here was woken by it
+     */
+    boolean unexpect(String name) {
+        boolean[] withdrawn = new boolean[1];
+        own.computeIfPresent(name, (key, count) -> {
+            withdrawn[0] = true;
+            return count == 1 ? null : count - 1;
+        });
+        return withdrawn[0];
     }
 
     /** @return whether the notification of {@code name} was an expected one of this store (now consumed) */
     private boolean wasOwn(String name) {
-        boolean[] was = new boolean[1];
-        own.computeIfPresent(name, (key, count) -> {
-            was[0] = true;
-            return count == 1 ? null : count - 1;
-        });
-        return was[0];
+        return unexpect(name);
     }
 
     /** Starts the thread on first use; later calls are cheap. */

@@ -100,6 +100,57 @@ class PostgresReleaseNotificationTest {
     }
 
     /**
+     * A notification that reaches this store while its own release of the same name is under way is taken for that
+     * release's own, and skipped, since that release woke a waiter here itself. When that release then frees nothing
+     * (another JVM freed the lock first: the notification was that JVM's), nothing woke the waiter here, which slept
+     * its whole wait. Here the other JVM's notification is sent while this store's release waits for the row, and
+     * the row is then freed under that wait, as the other JVM's release would have.
+     */
+    @Test
+    void anotherJvmsReleaseNotifiedWhileThisStoresOwnReleaseRunsStillWakesTheWaiterHere() throws Exception {
+        try (JpaLockStore store = store(here, "swallowed")) {
+            String name = "swallowed-" + UUID.randomUUID();
+            assertTrue(
+                    store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60)).acquired());
+            store.awaitRelease(name, Duration.ofMillis(1)); // starts its listener
+            awaitTrue(() -> store.listener().listening(), "the store listens");
+            Thread[] waiting = new Thread[1];
+            CompletableFuture<Long> woken = CompletableFuture.supplyAsync(() -> {
+                assertFalse(store.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(60))
+                        .acquired());
+                waiting[0] = Thread.currentThread();
+                try {
+                    store.awaitRelease(name, Duration.ofSeconds(10));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return System.nanoTime();
+            });
+            awaitTrue(
+                    () -> waiting[0] != null && waiting[0].getState() == Thread.State.TIMED_WAITING,
+                    "the waiter here parks");
+            long freedAt;
+            try (Connection elsewhere = TestDatabase.POSTGRES.holdingTheRow(TABLE, name)) {
+                CompletableFuture<Boolean> release = CompletableFuture.supplyAsync(() -> store.release(name, "a"));
+                awaitTrue(() -> PostgresWaits.blocked(TABLE) == 1, "this store's release waits for the row");
+                try (Connection notifier = TestDatabase.POSTGRES.connect();
+                        Statement statement = notifier.createStatement()) {
+                    statement.execute("SELECT pg_notify('" + TABLE + "', '" + name + "')");
+                }
+                Thread.sleep(500); // the listener hears it within its poll; nothing tells the test when
+                try (Statement statement = elsewhere.createStatement()) {
+                    statement.execute("DELETE FROM " + TABLE + " WHERE name = '" + name + "'");
+                }
+                elsewhere.commit();
+                freedAt = System.nanoTime();
+                assertFalse(release.get(5, TimeUnit.SECONDS), "this store's release found the lock freed elsewhere");
+            }
+            long wokenAfter = TimeUnit.NANOSECONDS.toMillis(woken.get(15, TimeUnit.SECONDS) - freedAt);
+            assertTrue(wokenAfter < 2_000, "the waiter here woke " + wokenAfter + " ms after the lock was freed");
+        }
+    }
+
+    /**
      * A listening connection whose link falls silent without closing (half-open: nothing is carried any more, nothing
      * fails) hears no notification again. While a thread waits, the listener pings it after a second of silence; the
      * unanswered ping fails within the store's timeout (1 s here), and the listener listens on a new connection, from
