@@ -26,7 +26,9 @@ public enum OnLost {
      * store once; a hold that is gone rolls it back, and the caller gets a {@link LockLostException}. Outside a
      * transaction ({@link Lock#get(LockedWork)} in Java SE), the hold is checked once after the work returns,
      * and a hold that is gone turns the result into a {@link LockLostException}: the work ran, but the caller is
-     * told that it ran without the lock for part of the time.
+     * told that it ran without the lock for part of the time. A hold whose lease ran out by the handle's own clock
+     * is gone without asking; when the store cannot be asked, that clock decides (logged at WARNING), since an
+     * outage alone does not undo work whose lease has not run out. The lock is released after the check either way.
      *
      * <p>A window remains between that check and the commit (or the caller's next step): a lease can still end
      * there. A {@linkplain Lock#fence() fence} written with the data closes it, because the next holder's higher

@@ -10,7 +10,8 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A real store with faults injected on demand: an acquisition, a release or an extend that cannot reach the backend, or an
+ * A real store with faults injected on demand: an acquisition, a release, an extend or an inspection that cannot reach
+ * the backend, or an
  * extend held back until the test lets it go, an audit trail that cannot be written, waits cut short. Counts attempts, list calls and waits, so a test can prove a path never lists.
  */
 final class FaultyStore implements LockStore {
@@ -24,6 +25,7 @@ final class FaultyStore implements LockStore {
     volatile boolean acquireFails;
     volatile boolean releaseFails;
     volatile boolean extendFails;
+    volatile boolean inspectFails;
     volatile boolean auditFails;
     volatile ExtendHook extendHook = name -> {};
     final AtomicInteger attempts = new AtomicInteger();
@@ -84,6 +86,9 @@ final class FaultyStore implements LockStore {
 
     @Override
     public Optional<LockEntry> inspect(String name) {
+        if (inspectFails) {
+            throw down(name);
+        }
         return real.inspect(name);
     }
 

@@ -252,6 +252,30 @@ class LockHandleTest {
                 "a hold that lasted keeps its result");
     }
 
+    /**
+     * Under {@link OnLost#ROLLBACK} the handle asks the store whether the hold lasted before it releases. When the
+     * store cannot answer, the handle's own clock decides, as in lock-cdi: the lease had not run out, so the result
+     * stands. Either way the lock is released. Before, the failed check threw before the release, and auto-extend
+     * kept renewing the lease after the work had ended, until the registry closed.
+     */
+    @Test
+    void onLostRollbackWhoseCheckCannotReachTheStoreStillReleasesTheLockAndStopsItsRenewal()
+            throws InterruptedException {
+        Lock lock = registry.lock("imports:users", TTL).autoExtend().onLost(OnLost.ROLLBACK);
+        LockResult<String> result = lock.get(() -> {
+            store.inspectFails = true; // the store cannot answer just as the work ends
+            return "written";
+        });
+        store.inspectFails = false;
+
+        assertEquals("written", result.value(), "the lease had not run out by the handle's clock: the result stands");
+        assertFalse(lock.isHeld(), "released after the work");
+        int renewals = store.extends_.get();
+        Thread.sleep(TTL.multipliedBy(3).toMillis()); // renewals would run every third of the ttl
+        assertEquals(renewals, store.extends_.get(), "no renewal after the work");
+        assertTrue(registry.lock("imports:users", TTL).get(), "free for the next caller");
+    }
+
     @Test
     void theWorkKnowsWhichLockItRunsUnder() {
         assertTrue(Locks.current().isEmpty());

@@ -409,7 +409,7 @@ public final class DefaultLock implements Lock {
             throw failure;
         }
         exitWork();
-        if (onLost == OnLost.ROLLBACK && !stillHeld()) {
+        if (onLost == OnLost.ROLLBACK && !heldThroughout()) {
             release();
             throw new LockLostException(
                     "Lock '" + name + "' in store '" + binding.name() + "' was lost while its work ran (onLost"
@@ -452,6 +452,30 @@ public final class DefaultLock implements Lock {
             }
         }
         CurrentLocks.exit(this);
+    }
+
+    /**
+     * {@link #stillHeld()} for {@link OnLost#ROLLBACK} after the work, as lock-cdi decides it: a hold whose lease ran
+     * out by this handle's own clock (which never outlasts the store's) is gone without a store call; a check the
+     * store cannot answer leaves that estimate to decide, since an outage alone does not undo work whose lease has
+     * not run out. The release follows either way, so that the hold (and an auto-extend's renewal) never outlives
+     * the work.
+     */
+    private boolean heldThroughout() {
+        if (isExpired()) {
+            return false;
+        }
+        try {
+            return stillHeld();
+        } catch (LockStoreUnavailableException unknown) {
+            RegistryContext.warn(
+                    "Lock '" + name + "' in store '" + binding.name() + "': could not check the hold (onLost"
+                            + " ROLLBACK); its lease has "
+                            + remaining().map(Duration::toString).orElse("PT0S")
+                            + " left by this JVM's clock, so the result stands",
+                    unknown);
+            return true;
+        }
     }
 
     /** Whether the hold survived the work: known lost without a store call, else one check with the store. */
