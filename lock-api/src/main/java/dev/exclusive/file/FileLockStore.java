@@ -58,7 +58,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <li>release with a minimum hold: if held by the owner and not expired, take the floor, the end of a lease of
  * the minimum hold from the acquisition time in the record (rounded up to whole milliseconds). If the host clock
  * is past it, mark the lock free and signal, as release does; if not, set the expiry to {@code min(expiry,
- * floor)}, keeping owner, holder and fence, and signal nobody: the lock frees itself at the floor;</li>
+ * floor)}, keeping owner, holder and fence, and signal: the lock frees itself at the floor, and a waiter of this JVM
+ * reads the new expiry instead of sleeping until the old one;</li>
  * <li>force-release: mark it free whoever holds it; then signal.</li>
  * </ul></li>
  * <li>close the file, which releases the OS lock, then the stripe.</li>
@@ -278,8 +279,8 @@ public final class FileLockStore implements LockStore {
                     new FileRecord(name, current.fence(), owner, current.holder(), current.acquiredAt(), floor, 0),
                     Floored.KEPT);
         });
-        if (outcome == Floored.RELEASED) {
-            signals.signal(name);
+        if (outcome != Floored.NOT_HELD) {
+            signals.signal(name); // freed, or ending sooner: a waiter reads the new expiry instead of the old one
         }
         return outcome != Floored.NOT_HELD;
     }

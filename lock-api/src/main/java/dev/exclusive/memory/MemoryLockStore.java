@@ -37,7 +37,7 @@ import java.util.function.LongSupplier;
  * </li>
  * <li>release with a minimum hold: in one {@code computeIfPresent}, if the owner's entry is live and its
  * acquisition plus the minimum has passed, remove it and signal; if not, replace it with one that expires at that
- * floor (never later than it already did);</li>
+ * floor (never later than it already did), and signal, so that a waiter reads the new expiry;</li>
  * <li>force-release: remove a live entry whoever owns it; then signal.</li>
  * </ol>
  * Fences come from one counter per store, so they increase across every name, and therefore per name, also
@@ -186,8 +186,8 @@ public final class MemoryLockStore implements LockStore {
                     ? existing
                     : new Entry(owner, existing.holder, existing.fence, existing.acquiredNanos, floor);
         });
-        if (outcome[1]) {
-            signals.signal(name);
+        if (outcome[0]) {
+            signals.signal(name); // freed, or ending sooner: a waiter reads the new expiry instead of the old one
         }
         return outcome[0];
     }

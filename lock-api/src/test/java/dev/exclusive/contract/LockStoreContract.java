@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -865,6 +866,29 @@ public abstract class LockStoreContract {
                 heldNanos >= minHold().minusMillis(20).toNanos(),
                 "free only after the floor (store clock granularity allowed): " + Duration.ofNanos(heldNanos));
         assertTrue(next.fence().getAsLong() > fence, "the fence still grows");
+    }
+
+    /**
+     * A thread already blocked on the lock learns of the shorter lease: it gets the lock soon after the floor, not
+     * at the end of the 30 s lease it saw when it began to wait.
+     */
+    @Test
+    void aWaiterBlockedBeforeAReleaseWithAMinimumHoldGetsTheLockSoonAfterTheFloor() throws Exception {
+        Lock holder = registry.lock("min-hold-waited", Duration.ofSeconds(30)).minHold(minHold());
+        assertTrue(holder.get());
+        Lock waiter = lock("min-hold-waited");
+        long started = System.nanoTime();
+        CompletableFuture<Boolean> got = CompletableFuture.supplyAsync(() -> waiter.block(Duration.ofSeconds(20)));
+        awaitTrue(() -> waiter.busyFor().isPresent() || got.isDone(), Duration.ofSeconds(5));
+        assertTrue(holder.release(), "the release is accepted, the lease shortened to the floor");
+
+        assertTrue(got.get(25, TimeUnit.SECONDS), "the waiter gets the lock");
+        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertTrue(
+                waitedMillis < minHold().toMillis() + 3_000,
+                "got it " + waitedMillis + " ms after it began to wait; the floor was "
+                        + minHold().toMillis() + " ms after the acquisition, the old lease 30 s");
+        waiter.release();
     }
 
     @Test
