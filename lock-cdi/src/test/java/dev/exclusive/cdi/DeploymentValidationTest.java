@@ -45,6 +45,17 @@ class DeploymentValidationTest {
 
         @Exclusive("{first}{second}")
         public void touchingPlaceholders(String first, String second) {}
+
+        @Exclusive("import:{ids}")
+        public void arrayPlaceholder(long[] ids) {}
+
+        @Exclusive("customer:{customer}")
+        public void identityTextPlaceholder(Account customer) {}
+    }
+
+    /** A class without a {@code toString()} of its own: its text is its identity, different for equal values. */
+    static final class Account {
+        long id;
     }
 
     @ApplicationScoped
@@ -71,7 +82,7 @@ class DeploymentValidationTest {
 
         assertThat(message)
                 .startsWith(
-                        "Exclusive: 11 problems in the lock configuration (exclusive.*) and" + " @Exclusive methods:");
+                        "Exclusive: 13 problems in the lock configuration (exclusive.*) and" + " @Exclusive methods:");
         assertThat(message)
                 .contains("@Exclusive on " + prefix + "#unknownPlaceholder(long): name template"
                         + " \"order:{orderId}\": placeholder {orderId} matches no parameter; parameters: id; use one of these"
@@ -89,6 +100,15 @@ class DeploymentValidationTest {
                 .contains("#touchingPlaceholders(String, String): name template \"{first}{second}\": placeholders"
                         + " {first} and {second} touch, so two calls could render the same name; put a separator such"
                         + " as ':' between them");
+        assertThat(message)
+                .contains("#arrayPlaceholder(long[]): name template \"import:{ids}\": placeholder {ids} is an array"
+                        + " (long[]), whose text is its identity: equal values would name different locks; name an"
+                        + " element's property, or pass a List");
+        assertThat(message)
+                .contains("#identityTextPlaceholder(Account): name template \"customer:{customer}\": placeholder"
+                        + " {customer} is a " + Account.class.getName() + ", which has no toString() of its own, so its"
+                        + " text is its identity: equal values would name different locks; name a property such as"
+                        + " {customer.id}, or give the class a toString()");
         assertThat(message).contains("#zeroTtl(): ttl must be between 1 ms and 100 years, got 0 SECONDS");
         assertThat(message).contains("#negativeWait(): maxWait must be between 0 and 100 years, got -1 SECONDS");
         assertThat(message).contains("#estimatedUnit(): ttl 30 MONTHS is not a duration");

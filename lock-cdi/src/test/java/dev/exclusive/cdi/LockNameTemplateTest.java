@@ -68,6 +68,11 @@ class LockNameTemplateTest {
         public String numbers(int a, long b) {
             return held();
         }
+
+        @Exclusive("any:{0}")
+        public String any(Object value) {
+            return held();
+        }
     }
 
     Deployment deployment;
@@ -118,6 +123,26 @@ class LockNameTemplateTest {
         assertThat(transfers.byCustomer(new Order(7L, new Customer("Zoë"))))
                 .as("non-ASCII text that is no separator stays readable")
                 .isEqualTo("order:7/Zoë");
+    }
+
+    /**
+     * A parameter declared as {@code Object} (or an interface) cannot be checked at deployment: each call checks its
+     * value, and an array or a value whose text is its identity is refused, since equal values would name different
+     * locks; values with text of their own work as before.
+     */
+    @Test
+    void aValueWhoseTextIsItsIdentityIsRefusedWhereItsTypeWasUnknownAtDeployment() {
+        assertThat(transfers.any(List.of(1L, 2L))).isEqualTo("any:[1, 2]");
+        assertThat(transfers.any(7L)).isEqualTo("any:7");
+        assertThatThrownBy(() -> transfers.any(new long[] {1, 2}))
+                .isInstanceOf(InvalidLockNameException.class)
+                .hasMessageContaining("placeholder {0} is an array (long[])");
+        assertThatThrownBy(() -> transfers.any(new Object()))
+                .isInstanceOf(InvalidLockNameException.class)
+                .hasMessageContaining("placeholder {0} is a java.lang.Object, which has no toString() of its own");
+        assertThat(transfers.runs())
+                .as("the method never ran for the refused values")
+                .isEqualTo(2);
     }
 
     @Test

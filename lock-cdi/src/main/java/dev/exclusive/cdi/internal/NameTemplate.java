@@ -45,8 +45,27 @@ final class NameTemplate {
         this.escaped = escaped;
     }
 
-    /** One piece of a template: literal text ({@code parameter < 0}) or a parameter with accessors. */
-    private record Part(String text, int parameter, Method[] accessors) {}
+    /**
+     * One piece of a template: literal text ({@code parameter < 0}) or a parameter with accessors; {@code checked}
+     * when the value's declared type cannot tell at deployment whether its text is its own (an interface, an abstract
+     * class, {@code Object}), so each call checks the value's class.
+     */
+    private record Part(String text, int parameter, Method[] accessors, boolean checked) {}
+
+    /** Whether a class's text is its identity: an array, or a class that inherits {@code Object.toString()}. */
+    private static final ClassValue<Boolean> IDENTITY_TEXT = new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+            if (type.isArray()) {
+                return true;
+            }
+            try {
+                return type.getMethod("toString").getDeclaringClass() == Object.class;
+            } catch (NoSuchMethodException e) {
+                return false; // every class has one; an interface's type has none, but no value is of it
+            }
+        }
+    };
 
     /** A template that cannot work for its method; the message says why and how to fix it. */
     static final class InvalidTemplateException extends Exception {
@@ -74,11 +93,11 @@ final class NameTemplate {
                 throw new InvalidTemplateException("'}' at position " + close + " closes no placeholder");
             }
             if (open < 0) {
-                parts.add(new Part(template.substring(at), -1, null));
+                parts.add(new Part(template.substring(at), -1, null, false));
                 break;
             }
             if (open > at) {
-                parts.add(new Part(template.substring(at, open), -1, null));
+                parts.add(new Part(template.substring(at, open), -1, null, false));
             }
             if (close < 0) {
                 throw new InvalidTemplateException("'{' at position " + open + " is not closed");
@@ -131,7 +150,24 @@ final class NameTemplate {
             type = accessors[i - 1].getReturnType();
             walked += "." + path[i];
         }
-        return new Part(expression, index, accessors);
+        boolean decidable = type.isPrimitive()
+                || type.isArray()
+                || !(type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type == Object.class);
+        if (decidable && IDENTITY_TEXT.get(type)) {
+            throw new InvalidTemplateException(identityText(expression, type));
+        }
+        return new Part(expression, index, accessors, !decidable);
+    }
+
+    /** @return why a placeholder of {@code type} cannot name a lock: its text is its identity */
+    private static String identityText(String expression, Class<?> type) {
+        if (type.isArray()) {
+            return "placeholder {" + expression + "} is an array (" + type.getSimpleName() + "), whose text is its"
+                    + " identity: equal values would name different locks; name an element's property, or pass a List";
+        }
+        return "placeholder {" + expression + "} is a " + type.getName() + ", which has no toString() of its own, so"
+                + " its text is its identity: equal values would name different locks; name a property such as {"
+                + expression + ".id}, or give the class a toString()";
     }
 
     private static int parameterIndex(String head, Parameter[] parameters, String expression)
@@ -236,7 +272,15 @@ final class NameTemplate {
             if (part.parameter() < 0) {
                 name.append(part.text());
             } else {
-                appendEscaped(name, String.valueOf(resolve(part, arguments[part.parameter()])));
+                Object value = resolve(part, arguments[part.parameter()]);
+                if (part.checked() && IDENTITY_TEXT.get(value.getClass())) {
+                    throw new InvalidLockNameException(
+                            owner + ": lock name template \"" + template + "\" has no stable text for this call: "
+                                    + identityText(part.text(), value.getClass()),
+                            null,
+                            null);
+                }
+                appendEscaped(name, String.valueOf(value));
             }
         }
         return name.toString();
