@@ -138,10 +138,31 @@ class DeploymentValidationTest {
         assertThat(message).contains("exclusive.store.local.colour: Store 'local' of type memory takes no settings");
         assertThat(message).contains("exclusive.store.files.directory: Store 'files' of type file needs a folder");
         assertThat(message)
-                .contains("exclusive.store.untyped.type is missing: set it to the store's type;"
+                .contains("exclusive.store.untyped.type is missing or empty: set it to the store's type;"
                         + " installed types: echo, file, memory, probe");
         assertThat(message).contains("exclusive.defaultstore: unknown key");
         assertThat(message).contains("exclusive.default-store is missing: 4 stores are configured");
+    }
+
+    /**
+     * A store whose only key is empty, as an unset environment variable leaves {@code exclusive.store.shared.type},
+     * is reported; before, MicroProfile Config's empty value dropped the store, and the application started on the
+     * in-JVM default store, with no exclusion between servers.
+     */
+    @Test
+    void aStoreWhoseTypeIsEmptyFailsDeploymentInsteadOfFallingBackToMemory() {
+        String message = deploymentFailure(Map.of("exclusive.store.shared.type", ""), Fine.class);
+
+        assertThat(message)
+                .contains("exclusive.store.shared.type is missing or empty: set it to the store's type;"
+                        + " installed types: echo, file, memory, probe");
+    }
+
+    /** A store configured only under a profile that is not active is not a store with an empty type. */
+    @Test
+    void aStoreOfAnInactiveProfileIsNotReported() {
+        Deployment.start(Map.of("%elsewhere.exclusive.store.other.type", "memory"), Fine.class)
+                .close();
     }
 
     @Test

@@ -112,7 +112,7 @@ final class ConfiguredStores {
         Secrets secrets = Secrets.of(settings);
         String type = settings.get("type");
         if (type == null || type.isEmpty()) {
-            problems.add(base + ".type is missing: set it to the store's type; installed types: "
+            problems.add(base + ".type is missing or empty: set it to the store's type; installed types: "
                     + String.join(", ", installedTypes(loader)));
             return null;
         }

@@ -15,6 +15,7 @@ import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.Annotated;
 import jakarta.enterprise.inject.spi.AnnotatedMethod;
 import jakarta.enterprise.inject.spi.AnnotatedType;
 import jakarta.enterprise.inject.spi.BeanManager;
@@ -24,13 +25,16 @@ import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.Interceptor;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.inject.Singleton;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -80,19 +84,52 @@ public class ExclusiveExtension implements Extension {
                 ExclusiveTransactionInterceptor.class.getName());
     }
 
-    <T> void collect(@Observes ProcessManagedBean<T> event) {
+    <T> void collect(@Observes ProcessManagedBean<T> event, BeanManager beans) {
         if (event.getBean() instanceof Interceptor<?>) {
             return; // an interceptor carries its binding, but is not intercepted
         }
         AnnotatedType<T> type = event.getAnnotatedBeanClass();
-        Exclusive onClass = type.getAnnotation(Exclusive.class);
+        Exclusive onClass = exclusiveOn(type, beans);
         for (AnnotatedMethod<? super T> method : type.getMethods()) {
-            Exclusive onMethod = method.getAnnotation(Exclusive.class);
+            Exclusive onMethod = exclusiveOn(method, beans);
             Method java = method.getJavaMember();
             if (onMethod != null || onClass != null && isBusinessMethod(java)) {
                 candidates.add(new Candidate(type.getJavaClass(), java, onMethod, onClass));
             }
         }
+    }
+
+    /**
+     * The {@code @Exclusive} of a class or method as the container resolves interceptor bindings: written on it, or
+     * declared on one of its stereotypes or on another interceptor binding it carries, at any depth.
+     *
+     * @return it, or {@code null}
+     */
+    private static Exclusive exclusiveOn(Annotated annotated, BeanManager beans) {
+        Exclusive direct = annotated.getAnnotation(Exclusive.class);
+        return direct != null ? direct : carried(annotated.getAnnotations(), beans, new HashSet<>());
+    }
+
+    private static Exclusive carried(Set<Annotation> annotations, BeanManager beans, Set<Class<?>> seen) {
+        for (Annotation annotation : annotations) {
+            if (annotation instanceof Exclusive exclusive) {
+                return exclusive;
+            }
+        }
+        for (Annotation annotation : annotations) {
+            Class<? extends Annotation> kind = annotation.annotationType();
+            if (!seen.add(kind)) {
+                continue;
+            }
+            Set<Annotation> definition = beans.isStereotype(kind)
+                    ? beans.getStereotypeDefinition(kind)
+                    : beans.isInterceptorBinding(kind) ? beans.getInterceptorBindingDefinition(kind) : Set.of();
+            Exclusive found = carried(definition, beans, seen);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
     }
 
     private static boolean isBusinessMethod(Method method) {

@@ -50,11 +50,12 @@ record LockConfiguration(
                         + "shared.type=redis");
                 continue;
             }
-            Optional<String> value = config.getOptionalValue(key, String.class);
-            if (value.isPresent()) {
-                stores.computeIfAbsent(rest.substring(0, dot), name -> new LinkedHashMap<>())
-                        .put(rest.substring(dot + 1), value.get().strip());
-            }
+            // a key listed with an empty value (an unset environment variable) still names its store, so that a
+            // store whose type is empty is reported, not dropped for the in-JVM default
+            Map<String, String> settings =
+                    stores.computeIfAbsent(rest.substring(0, dot), name -> new LinkedHashMap<>());
+            config.getOptionalValue(key, String.class)
+                    .ifPresent(value -> settings.put(rest.substring(dot + 1), value.strip()));
         }
         stores.replaceAll((name, settings) -> Collections.unmodifiableMap(settings));
         return new LockConfiguration(
