@@ -123,8 +123,14 @@ public final class LockRegistry implements AutoCloseable {
     public Lock restore(String token) {
         Tokens.Decoded decoded = Tokens.decode(token);
         StoreBinding target = context.binding(decoded.storeName());
-        LockNames.requireValidFullName(decoded.name(), target.name());
-        Duration ttl = Durations.requireTtl(decoded.ttl(), decoded.name(), target.name());
+        Duration ttl;
+        try {
+            LockNames.requireValidFullName(decoded.name(), target.name());
+            ttl = Durations.requireTtl(decoded.ttl(), decoded.name(), target.name());
+        } catch (InvalidLockNameException | InvalidLockDurationException e) {
+            // Lock.token() writes only names and ttls that were valid: this one was damaged or made elsewhere
+            throw new InvalidLockTokenException("Damaged lock token: " + e.getMessage(), e);
+        }
         return new DefaultLock(context, target, decoded.name(), ttl, decoded.owner()).adoptHold();
     }
 

@@ -600,7 +600,9 @@ public abstract class LockStoreContract {
             "x1.a.b.c.d",
             "not a token",
             "x1.Y29udHJhY3Q.bmFtZQ..1000",
-            "x1.Y29udHJhY3Q.bmFtZQ.b3duZXI.-5"
+            "x1.Y29udHJhY3Q.bmFtZQ.b3duZXI.-5",
+            "x1.Y29udHJhY3Q.bmEAbWU.b3duZXI.1000", // a name no lock can have (a control character)
+            "x1.Y29udHJhY3Q.bmFtZQ.b3duZXI.9223372036854775807" // a ttl beyond the longest
         }) {
             assertThrows(InvalidLockTokenException.class, () -> registry.restore(token), String.valueOf(token));
         }
