@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -114,11 +115,11 @@ class PostgresReleaseNotificationTest {
                     store.tryAcquire(name, "a", HOLDER, Duration.ofSeconds(60)).acquired());
             store.awaitRelease(name, Duration.ofMillis(1)); // starts its listener
             awaitTrue(() -> store.listener().listening(), "the store listens");
-            Thread[] waiting = new Thread[1];
+            AtomicReference<Thread> waiting = new AtomicReference<>();
             CompletableFuture<Long> woken = CompletableFuture.supplyAsync(() -> {
                 assertFalse(store.tryAcquire(name, "b", HOLDER, Duration.ofSeconds(60))
                         .acquired());
-                waiting[0] = Thread.currentThread();
+                waiting.set(Thread.currentThread());
                 try {
                     store.awaitRelease(name, Duration.ofSeconds(10));
                 } catch (InterruptedException e) {
@@ -127,7 +128,7 @@ class PostgresReleaseNotificationTest {
                 return System.nanoTime();
             });
             awaitTrue(
-                    () -> waiting[0] != null && waiting[0].getState() == Thread.State.TIMED_WAITING,
+                    () -> waiting.get() != null && waiting.get().getState() == Thread.State.TIMED_WAITING,
                     "the waiter here parks");
             long freedAt;
             try (Connection elsewhere = TestDatabase.POSTGRES.holdingTheRow(TABLE, name)) {

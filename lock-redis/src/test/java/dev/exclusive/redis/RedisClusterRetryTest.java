@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -206,61 +207,44 @@ class RedisClusterRetryTest {
 
     @Test
     void aForceReleaseResentAfterAnotherOwnerTookTheLockLeavesTheNewHolderAlone() throws Exception {
-        try (LockStore store = store("2s");
-                LockStore other = store("2s")) {
-            String name = "retry:lost-force-release-then-another";
-            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
-            CompletableFuture<Boolean> forced = afterALostReply(name, other, () -> store.forceRelease(name));
-
-            assertTrue(other.tryAcquire(name, "owner-2", HOLDER, TTL).acquired(), "the freed lock is taken again");
-            assertFalse(forced.isDone(), "while the first caller still waited for its reply");
-
-            assertTrue(forced.get(10, TimeUnit.SECONDS), "the first run freed a held lock");
-            assertEquals(
-                    "owner-2",
-                    other.inspect(name).map(LockEntry::owner).orElse("<free>"),
-                    "the call sent again must not free the next holder");
-        }
+        assertASecondRunLeavesTheNextHoldAlone(
+                "retry:lost-force-release-then-another", "owner-2", LockStore::forceRelease);
     }
 
+    /** A handle restored from the first one's token shares its owner id, so the next hold may be the same owner's. */
     @Test
     void aReleaseResentAfterItsOwnerTookTheLockAgainLeavesThatHoldAlone() throws Exception {
-        // a handle restored from the first one's token shares its owner id
-        try (LockStore store = store("2s");
-                LockStore other = store("2s")) {
-            String name = "retry:lost-release-then-same-owner";
-            assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
-            CompletableFuture<Boolean> released = afterALostReply(name, other, () -> store.release(name, "owner-1"));
-
-            assertTrue(other.tryAcquire(name, "owner-1", HOLDER, TTL).acquired(), "the owner's restored handle");
-            assertFalse(released.isDone(), "while the first caller still waited for its reply");
-
-            assertTrue(released.get(10, TimeUnit.SECONDS), "the first run released");
-            assertEquals(
-                    "owner-1",
-                    other.inspect(name).map(LockEntry::owner).orElse("<free>"),
-                    "the call sent again must not end the hold taken after it");
-        }
+        assertASecondRunLeavesTheNextHoldAlone(
+                "retry:lost-release-then-same-owner", "owner-1", (store, name) -> store.release(name, "owner-1"));
     }
 
     @Test
     void aReleaseWithAMinimumHoldResentAfterItsOwnerTookTheLockAgainLeavesThatHoldAlone() throws Exception {
+        assertASecondRunLeavesTheNextHoldAlone(
+                "retry:lost-release-after-then-same-owner",
+                "owner-1",
+                (store, name) -> store.release(name, "owner-1", Duration.ofMillis(1)));
+    }
+
+    /**
+     * {@code call} frees {@code name}, held by owner-1, and its reply is lost; {@code nextOwner} takes the lock before
+     * the client sends the script again. The call answers that it freed the lock, and the second run leaves the next
+     * hold as it is: same owner, its whole ttl.
+     */
+    private static void assertASecondRunLeavesTheNextHoldAlone(
+            String name, String nextOwner, BiFunction<LockStore, String, Boolean> call) throws Exception {
         try (LockStore store = store("2s");
                 LockStore other = store("2s")) {
-            String name = "retry:lost-release-after-then-same-owner";
             assertTrue(store.tryAcquire(name, "owner-1", HOLDER, TTL).acquired());
-            CompletableFuture<Boolean> released =
-                    afterALostReply(name, other, () -> store.release(name, "owner-1", Duration.ofMillis(1)));
+            CompletableFuture<Boolean> freed = afterALostReply(name, other, () -> call.apply(store, name));
 
-            assertTrue(other.tryAcquire(name, "owner-1", HOLDER, TTL).acquired(), "the owner's restored handle");
-            assertFalse(released.isDone(), "while the first caller still waited for its reply");
+            assertTrue(other.tryAcquire(name, nextOwner, HOLDER, TTL).acquired(), "the freed lock is taken again");
+            assertFalse(freed.isDone(), "while the first caller still waited for its reply");
 
-            assertTrue(released.get(10, TimeUnit.SECONDS), "the first run released, past its minimum hold");
-            assertTrue(
-                    other.inspect(name)
-                            .map(entry -> entry.remaining().compareTo(Duration.ofSeconds(20)) > 0)
-                            .orElse(false),
-                    "the call sent again must not end or shorten the hold taken after it");
+            assertTrue(freed.get(10, TimeUnit.SECONDS), "the first run freed the lock");
+            LockEntry next = other.inspect(name).orElse(null);
+            assertTrue(next != null && next.owner().equals(nextOwner), "the next hold stays: " + next);
+            assertTrue(next.remaining().compareTo(Duration.ofSeconds(20)) > 0, "with its whole ttl: " + next);
         }
     }
 
