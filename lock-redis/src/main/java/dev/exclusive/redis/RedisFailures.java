@@ -51,10 +51,11 @@ final class RedisFailures {
     private static String hint(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             String message = String.valueOf(cause.getMessage());
+            // contains, not startsWith: a refusal inside a script arrives as "ERR Error running script ...: NOPERM ..."
             if (cause instanceof JedisAccessControlException
-                    || message.startsWith("NOPERM")
-                    || message.startsWith("WRONGPASS")
-                    || message.startsWith("NOAUTH")) {
+                    || message.contains("NOPERM")
+                    || message.contains("WRONGPASS")
+                    || message.contains("NOAUTH")) {
                 return "check the store's user and password, and that the user's ACL grants the keys and channels"
                         + " exclusive:* (~exclusive:* &exclusive:*) and the commands the store runs";
             }

@@ -155,8 +155,9 @@ import redis.clients.jedis.exceptions.JedisException;
  * <li>extend: renewing one's own lease twice to the same ttl is renewing it; the second run answers extended.</li>
  * <li>release, release with a minimum hold, force-release: the first run deleted the lease, so the second finds the
  * lock free, held by the next owner, or held again by the same owner (a handle restored from the token); it answers
- * from the call's receipt instead ({@code 1}, or the outcome of the minimum-hold release), read before the lease,
- * and leaves the lock as it is: freeing it again would free the next hold. Without receipts a release that
+ * from the call's receipt instead ({@code 1}, or the outcome of the minimum-hold release; every run records one,
+ * also a run that freed nothing), read before the lease, and leaves the lock as it is: freeing it again would free
+ * the next hold. Without receipts a release that
  * succeeded would be reported refused, telling the application its hold had ended early. A receipt is one key per
  * call, unique to it (not per owner or name: another owner may take and free the lock between the two runs, and a
  * later call of the same owner must not be answered by an earlier one's receipt). It is kept for twice the connect

@@ -12,8 +12,9 @@
 
 -- What a call sent again does: a Cluster client sends a script again when the reply of its first run was lost
 -- (a read timeout), and that first run may have freed the lock; the second then finds it free, or another's. With
--- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), a run that frees the lock records its answer there for
--- ARGV[4] milliseconds, and a run that finds it recorded answers the same and touches nothing: by then the lock may be
+-- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), every run records its answer there for ARGV[4]
+-- milliseconds (one that freed nothing too), and a run that finds it recorded answers the same and touches
+-- nothing: by then the lock may be
 -- another holder's, or its owner's again (a handle restored from the token shares the owner id), and freeing it
 -- a second time would free that hold.
 local function answer(outcome)
@@ -31,12 +32,12 @@ end
 
 local remaining = redis.call('PTTL', KEYS[1])
 if remaining == -2 then
-    return 0
+    return answer(0)
 end
 local lease = redis.pcall('GET', KEYS[1])
 redis.call('DEL', KEYS[1])
 if remaining == 0 then
-    return 0
+    return answer(0)
 end
 local waiters = type(lease) == 'string' and string.match(lease, '^[^\n]*\n([^\n]*)') or '*'
 if waiters ~= '' and waiters ~= ARGV[1] then

@@ -17,8 +17,9 @@
 
 -- What a call sent again does: a Cluster client sends a script again when the reply of its first run was lost
 -- (a read timeout), and that first run may have freed the lock; the second then finds it free, or another's. With
--- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), a run that frees the lock records its answer there for
--- ARGV[6] milliseconds, and a run that finds it recorded answers the same and touches nothing: by then the lock may be
+-- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), every run records its answer there for ARGV[6]
+-- milliseconds (one that freed nothing too), and a run that finds it recorded answers the same and touches
+-- nothing: by then the lock may be
 -- another holder's, or its owner's again (a handle restored from the token shares the owner id), and freeing it
 -- a second time would free that hold.
 local function answer(outcome)
@@ -36,14 +37,14 @@ end
 
 local remaining = redis.call('PTTL', KEYS[1])
 if remaining <= 0 then
-    return 0
+    return answer(0)
 end
 local lease = redis.pcall('GET', KEYS[1])
 local until_floor
 if type(lease) == 'string' then
     local owner, waiters, fence, span, holder = string.match(lease, '^(.-\n)(.-)\n(.-)\n(.-)\n(.*)$')
     if owner ~= ARGV[1] then
-        return 0
+        return answer(0)
     end
     local elapsed = tonumber(span) - remaining
     until_floor = tonumber(ARGV[3]) - elapsed
@@ -63,7 +64,7 @@ if type(lease) == 'string' then
 end
 local held = redis.call('HMGET', KEYS[1], 'owner', 'acquired') -- the previous layout
 if held[1] == false or held[1] .. '\n' ~= ARGV[1] then
-    return 0
+    return answer(0)
 end
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)

@@ -19,8 +19,9 @@
 
 -- What a call sent again does: a Cluster client sends a script again when the reply of its first run was lost
 -- (a read timeout), and that first run may have freed the lock; the second then finds it free, or another's. With
--- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), a run that frees the lock records its answer there for
--- ARGV[5] milliseconds, and a run that finds it recorded answers the same and touches nothing: by then the lock may be
+-- KEYS[2] (a key of this one call, see RedisKeys.receiptKey), every run records its answer there for ARGV[5]
+-- milliseconds (one that freed nothing too), and a run that finds it recorded answers the same and touches
+-- nothing: by then the lock may be
 -- another holder's, or its owner's again (a handle restored from the token shares the owner id), and freeing it
 -- a second time would free that hold.
 local function answer(outcome)
@@ -39,10 +40,10 @@ end
 local lease = redis.pcall('GET', KEYS[1])
 if type(lease) == 'string' then
     if string.find(lease, ARGV[1], 1, true) ~= 1 then -- plain find, no copy: does the lease start with it?
-        return 0
+        return answer(0)
     end
     if redis.call('PTTL', KEYS[1]) <= 0 then -- its last millisecond: expired, as for every other script
-        return 0
+        return answer(0)
     end
     redis.call('DEL', KEYS[1])
     if string.byte(lease, #ARGV[1] + 1) ~= 10 then -- someone waits: not a line feed right after the owner
@@ -54,7 +55,7 @@ if type(lease) == 'string' then
     return answer(1)
 end
 if not lease or redis.call('PTTL', KEYS[1]) <= 0 or redis.call('HGET', KEYS[1], 'owner') .. '\n' ~= ARGV[1] then
-    return 0
+    return answer(0)
 end
 redis.call('DEL', KEYS[1])
 redis.call(ARGV[3], ARGV[4], KEYS[1])

@@ -118,15 +118,15 @@ class RedisClusterRetryTest {
                     "the first reply was lost, so the client sent the script again");
             assertTrue(released, "the first run freed the lock: the caller's release succeeded, it was not refused");
             assertTrue(store.inspect(name).isEmpty(), "and the lock is free");
-            assertFalse(store.release(name, "owner-1"), "a later release of the same owner, a new call, is refused");
             try (Jedis node = new Jedis(RedisServers.HOST, PORT)) {
                 Set<String> receipts = node.keys(RedisKeys.globEscape("exclusive:receipt:{" + name + "}") + "*");
-                assertEquals(1, receipts.size(), "one receipt, of the call that freed the lock: " + receipts);
+                assertEquals(1, receipts.size(), "one receipt, of the one call: " + receipts);
                 long kept = node.pttl(receipts.iterator().next());
                 assertTrue(
                         kept > 0 && kept <= 2 * (2_000 + 500),
                         "kept no longer than the client may resend: twice connect + socket timeout, got " + kept);
             }
+            assertFalse(store.release(name, "owner-1"), "a later release of the same owner, a new call, is refused");
         }
     }
 
@@ -209,6 +209,29 @@ class RedisClusterRetryTest {
     void aForceReleaseResentAfterAnotherOwnerTookTheLockLeavesTheNewHolderAlone() throws Exception {
         assertASecondRunLeavesTheNextHoldAlone(
                 "retry:lost-force-release-then-another", "owner-2", LockStore::forceRelease);
+    }
+
+    /**
+     * The first run finds nothing to free (the lock had just expired) and its answer is lost; another owner takes the
+     * lock before the resend. The resend answers what the first run did and leaves that hold alone: every run records
+     * its answer, not only one that freed the lock.
+     */
+    @Test
+    void aForceReleaseOfAFreeLockResentAfterAnotherOwnerTookItLeavesThatHoldAlone() throws Exception {
+        try (LockStore store = store("2s");
+                LockStore other = store("2s")) {
+            String name = "retry:lost-force-release-of-a-free-lock";
+            CompletableFuture<Boolean> forced = afterALostReply(name, other, () -> store.forceRelease(name));
+
+            assertTrue(other.tryAcquire(name, "owner-2", HOLDER, TTL).acquired(), "the free lock is taken");
+            assertFalse(forced.isDone(), "while the first caller still waited for its reply");
+
+            assertFalse(forced.get(10, TimeUnit.SECONDS), "the first run found nothing to free");
+            assertEquals(
+                    "owner-2",
+                    other.inspect(name).map(LockEntry::owner).orElse("<free>"),
+                    "the call sent again must not free the hold taken after it");
+        }
     }
 
     /** A handle restored from the first one's token shares its owner id, so the next hold may be the same owner's. */
