@@ -3,6 +3,7 @@ package dev.exclusive;
 import static dev.exclusive.contract.LockStoreContract.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -274,6 +275,24 @@ class LockHandleTest {
         Thread.sleep(TTL.multipliedBy(3).toMillis()); // renewals would run every third of the ttl
         assertEquals(renewals, store.extends_.get(), "no renewal after the work");
         assertTrue(registry.lock("imports:users", TTL).get(), "free for the next caller");
+    }
+
+    /** A hold whose lease ran out during the work is lost, even when the store is down for the check and the release. */
+    @Test
+    void onLostRollbackReportsTheLossEvenWhenTheReleaseFailsToo() {
+        Lock lock = registry.lock("imports:users", TTL).onLost(OnLost.ROLLBACK);
+        LockLostException e = assertThrows(
+                LockLostException.class,
+                () -> lock.get(() -> {
+                    Thread.sleep(TTL.multipliedBy(2).toMillis()); // past the lease, by the handle's own clock
+                    store.inspectFails = true;
+                    store.releaseFails = true;
+                    return "written";
+                }));
+        store.inspectFails = false;
+        store.releaseFails = false;
+        assertEquals(1, e.getSuppressed().length, "the release's failure rides along");
+        assertInstanceOf(LockStoreUnavailableException.class, e.getSuppressed()[0]);
     }
 
     @Test

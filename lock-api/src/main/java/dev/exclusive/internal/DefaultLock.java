@@ -410,13 +410,18 @@ public final class DefaultLock implements Lock {
         }
         exitWork();
         if (onLost == OnLost.ROLLBACK && !heldThroughout()) {
-            release();
-            throw new LockLostException(
+            LockLostException lost = new LockLostException(
                     "Lock '" + name + "' in store '" + binding.name() + "' was lost while its work ran (onLost"
                             + " ROLLBACK): the work completed, but not under the lock for all of its time",
                     name,
                     binding.name(),
                     null);
+            try {
+                release();
+            } catch (RuntimeException releaseFailure) {
+                lost.addSuppressed(releaseFailure); // the loss is what the caller must hear
+            }
+            throw lost;
         }
         try {
             release();
