@@ -6,6 +6,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +31,8 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  *
  * <p>Channels. A waiting thread registers with {@link #waitFor} before its {@code wait.lua} records it on the
  * lease. On a shard already subscribed, the {@code SSUBSCRIBE} is then on its way before any release can publish
- * for it; the first channel of a shard is subscribed by the shard's new thread, which may reach Redis after the
- * release, so the first confirmation of a channel wakes its waiter to check the lock again. A channel nobody waits on
+ * for it; the first channels of a shard are subscribed by the shard's new thread, which may reach Redis after the
+ * release, so the first confirmation of such a channel wakes its waiter to check the lock again. A channel nobody waits on
  * any more stays subscribed for {@value #IDLE_MILLIS} ms (a loop of attempts and waits re-uses it), then the next
  * wait that comes by unsubscribes it; a shard's thread ends, and its connection goes back to the pool, when its
  * last channel is gone.
@@ -310,6 +311,11 @@ final class ShardedReleaseSubscriber {
         private final Set<String> subscribed = new LinkedHashSet<>();
         /** Channels waiting for the subscription to start; guarded by {@link #lock}. */
         private final List<String> pending = new ArrayList<>();
+        /**
+         * Channels whose {@code SSUBSCRIBE} this shard's thread sends later, so that it may reach Redis after their
+         * waiter recorded itself: their first confirmation wakes the waiter; guarded by {@link #lock}.
+         */
+        private final Set<String> late = new HashSet<>();
         /** Whether Redis confirmed a first channel, so that more can be sent; guarded by {@link #lock}. */
         private boolean started;
 
@@ -327,6 +333,7 @@ final class ShardedReleaseSubscriber {
             subscribed.add(channel);
             if (!started) {
                 pending.add(channel);
+                late.add(channel);
                 return;
             }
             try {
@@ -488,7 +495,7 @@ final class ShardedReleaseSubscriber {
                 }
                 Channel waited = channels.get(channel);
                 if (waited != null && waited.shard == this) {
-                    if (!waited.confirmed) {
+                    if (late.remove(channel) && !waited.confirmed) {
                         newlyHeard = waited.name;
                     }
                     waited.confirmed = true;
