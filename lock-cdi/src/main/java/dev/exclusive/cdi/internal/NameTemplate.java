@@ -47,8 +47,8 @@ final class NameTemplate {
 
     /**
      * One piece of a template: literal text ({@code parameter < 0}) or a parameter with accessors; {@code checked}
-     * when the value's declared type cannot tell at deployment whether its text is its own (an interface, an abstract
-     * class, {@code Object}), so each call checks the value's class.
+     * when the value's declared type cannot tell at deployment whether its text is its own (an interface, a class that
+     * is not final, {@code Object}: a subclass may have a {@code toString()}), so each call checks the value's class.
      */
     private record Part(String text, int parameter, Method[] accessors, boolean checked) {}
 
@@ -150,9 +150,8 @@ final class NameTemplate {
             type = accessors[i - 1].getReturnType();
             walked += "." + path[i];
         }
-        boolean decidable = type.isPrimitive()
-                || type.isArray()
-                || !(type.isInterface() || Modifier.isAbstract(type.getModifiers()) || type == Object.class);
+        // a final class (records and enums included) is what every value is; any other may be a subclass at run time
+        boolean decidable = type.isPrimitive() || type.isArray() || Modifier.isFinal(type.getModifiers());
         if (decidable && IDENTITY_TEXT.get(type)) {
             throw new InvalidTemplateException(identityText(expression, type));
         }
