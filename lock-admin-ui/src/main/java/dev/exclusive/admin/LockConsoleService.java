@@ -436,8 +436,11 @@ public class LockConsoleService {
         synchronized Trail trail(long now) {
             long seenChanges = changes.getAsLong();
             if (trail == null || now - readNanos >= refreshNanos || seenChanges != readAfterChanges) {
-                trail = read();
-                readNanos = now;
+                // a store whose listing just failed is down: reading its trail would wait out its timeout again
+                SharedScan scan = scans.get(new ScanKey(store, LockFilter.all().storePrefix()));
+                StoreProblem down = scan == null ? null : scan.recentProblem(now);
+                trail = down != null ? new Trail(List.of(), down) : read();
+                readNanos = nanoTime.getAsLong();
                 readAfterChanges = seenChanges;
             }
             return trail;
@@ -486,10 +489,15 @@ public class LockConsoleService {
             long seenChanges = changes.getAsLong();
             if (listing == null || now - readNanos >= refreshNanos || seenChanges != readAfterChanges) {
                 listing = scan(key);
-                readNanos = now;
+                readNanos = nanoTime.getAsLong(); // from its answer: a store that is down answers after its timeout
                 readAfterChanges = seenChanges;
             }
             return listing;
+        }
+
+        /** @return the problem of a listing read within the refresh interval before {@code now}, else {@code null} */
+        synchronized StoreProblem recentProblem(long now) {
+            return listing != null && now - readNanos < refreshNanos ? listing.problem() : null;
         }
 
         boolean unusedSince(long now, long idleNanos) {

@@ -21,6 +21,9 @@ final class CountingStore implements LockStore {
     private final AtomicInteger lists = new AtomicInteger();
     private final AtomicInteger auditReads = new AtomicInteger();
     volatile boolean auditTrailFails;
+    volatile boolean listFails;
+    /** Runs before each listing: what the store's call costs (a fake clock moved on by its timeout, say). */
+    volatile Runnable beforeList = () -> {};
 
     CountingStore(LockStore delegate) {
         this.delegate = delegate;
@@ -51,6 +54,10 @@ final class CountingStore implements LockStore {
     @Override
     public List<LockEntry> list(String prefix, int limit) {
         lists.incrementAndGet();
+        beforeList.run();
+        if (listFails) {
+            throw new LockStoreUnavailableException("injected: the store is down", null, null, null);
+        }
         return delegate.list(prefix, limit);
     }
 

@@ -150,6 +150,35 @@ class SharedSnapshotTest {
         assertThat(second.lists()).isEqualTo(1);
     }
 
+    /**
+     * A store that is down answers only when its timeout ends, which may be longer than the refresh interval. One
+     * refresh of a console (its grid, its tiles, its history) still asks it once: the listing counts from when it
+     * came back, and the history does not ask a store whose listing just failed. Before, the listing was stale when
+     * it returned, so the tiles listed the store again and the history read its trail: three timeouts per refresh,
+     * with the console's session locked.
+     */
+    @Test
+    void aStoreDownForLongerThanTheIntervalIsAskedOncePerRefresh() {
+        first.listFails = true;
+        first.auditTrailFails = true;
+        first.beforeList = () -> clock.addAndGet(INTERVAL.multipliedBy(2).toNanos()); // its timeout
+
+        LockSnapshot grid = service.read(LockFilter.all());
+        List<StoreTile> tiles = service.tiles();
+        LockHistory history = service.history();
+
+        assertThat(first.lists()).as("one listing for the grid and the tiles").isEqualTo(1);
+        assertThat(first.auditReads())
+                .as("no audit read of a store whose listing just failed")
+                .isZero();
+        assertThat(grid.problems()).extracting(StoreProblem::store).containsExactly("first");
+        assertThat(tiles)
+                .filteredOn(tile -> tile.store().equals("first"))
+                .allMatch(tile -> tile.problem().isPresent());
+        assertThat(history.problems()).extracting(StoreProblem::store).containsExactly("first");
+        assertThat(second.lists()).as("the store that is up is listed as usual").isEqualTo(1);
+    }
+
     @Test
     void anUnreachableStoreIsAskedOncePerIntervalNotOncePerConsole() throws Exception {
         registry.close();
