@@ -79,10 +79,10 @@ public class HistoryPanel extends VerticalLayout {
                 .setKey("kind")
                 .setWidth("104px")
                 .setFlexGrow(0);
-        grid.addColumn(entry -> entry.record().lockName())
+        grid.addColumn(entry -> ConsoleFormat.shown(entry.record().lockName()))
                 .setHeader("Lock")
                 .setKey("lock")
-                .setTooltipGenerator(entry -> entry.record().lockName())
+                .setTooltipGenerator(entry -> ConsoleFormat.shown(entry.record().lockName()))
                 .setWidth("150px")
                 .setFlexGrow(0);
         grid.addColumn(entry -> hold(entry.record()))

@@ -231,24 +231,24 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
                 .setSortProperty(LockColumn.STORE.name())
                 .setWidth("64px")
                 .setFlexGrow(0);
-        grid.addColumn(LockInfo::name)
+        grid.addColumn(lock -> ConsoleFormat.shown(lock.name()))
                 .setHeader("Name")
                 .setKey("name")
-                .setTooltipGenerator(LockInfo::name)
+                .setTooltipGenerator(lock -> ConsoleFormat.shown(lock.name()))
                 .setSortProperty(LockColumn.NAME.name())
                 .setWidth("90px")
                 .setFlexGrow(2);
-        grid.addColumn(lock -> holder(lock.holder()))
+        grid.addColumn(lock -> ConsoleFormat.shown(holder(lock.holder())))
                 .setHeader("Holder")
                 .setKey("holder")
-                .setTooltipGenerator(lock -> lock.holder().toString())
+                .setTooltipGenerator(lock -> ConsoleFormat.shown(lock.holder().toString()))
                 .setSortProperty(LockColumn.HOLDER.name())
                 .setWidth("100px")
                 .setFlexGrow(2);
-        grid.addColumn(lock -> lock.holder().purpose())
+        grid.addColumn(lock -> ConsoleFormat.shown(lock.holder().purpose()))
                 .setHeader("Purpose")
                 .setKey("purpose")
-                .setTooltipGenerator(lock -> lock.holder().purpose())
+                .setTooltipGenerator(lock -> ConsoleFormat.shown(lock.holder().purpose()))
                 .setSortProperty(LockColumn.PURPOSE.name())
                 .setWidth("90px")
                 .setFlexGrow(1);
@@ -431,7 +431,8 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
     private void confirmForceRelease(LockInfo lock) {
         Div details = new Div();
         details.add(
-                new Paragraph("Lock: " + lock.name() + " (store " + lock.store() + ", fence " + lock.fence() + ")"),
+                new Paragraph("Lock: " + ConsoleFormat.shown(lock.name()) + " (store " + lock.store() + ", fence "
+                        + lock.fence() + ")"),
                 new Paragraph("Holder: " + lock.holder()),
                 new Paragraph("Expires at: " + ConsoleFormat.instant(lock.expiresAt(), zone) + " (in "
                         + ConsoleFormat.remaining(lock.remaining()) + " when listed)"),
@@ -456,11 +457,12 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
             ForceReleaseOutcome outcome = service.forceRelease(lock);
             if (outcome == ForceReleaseOutcome.RELEASED) {
                 notify(
-                        "Released '" + lock.name() + "' in store '" + lock.store() + "'.",
+                        "Released '" + ConsoleFormat.shown(lock.name()) + "' in store '" + lock.store() + "'.",
                         NotificationVariant.LUMO_SUCCESS);
             } else {
                 notify(
-                        "'" + lock.name() + "' in store '" + lock.store() + "' was already released.",
+                        "'" + ConsoleFormat.shown(lock.name()) + "' in store '" + lock.store()
+                                + "' was already released.",
                         NotificationVariant.LUMO_CONTRAST);
             }
         } catch (ForceReleaseRefusedException refused) {
@@ -475,7 +477,9 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
             }
             return;
         } catch (RuntimeException e) {
-            notify("Could not force-release '" + lock.name() + "': " + e.getMessage(), NotificationVariant.LUMO_ERROR);
+            notify(
+                    "Could not force-release '" + ConsoleFormat.shown(lock.name()) + "': " + e.getMessage(),
+                    NotificationVariant.LUMO_ERROR);
         }
         refresh();
     }

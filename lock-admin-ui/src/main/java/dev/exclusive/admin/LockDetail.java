@@ -45,14 +45,14 @@ final class LockDetail extends Dialog {
     LockDetail(LockInfo lock, ZoneId zone, Optional<LockStatistics.Waiting> waiting, Consumer<LockInfo> forceRelease) {
         this.lock = lock;
         setId("exclusive-lock-detail");
-        setHeaderTitle("Lock " + lock.name());
+        setHeaderTitle("Lock " + ConsoleFormat.shown(lock.name()));
         // the store's own clock when it answered: acquired and expires read against the same moment
         Instant listedAt = lock.expiresAt().minus(lock.remaining());
         fields.put("Store", lock.store());
-        fields.put("Name", lock.name());
-        fields.put("Instance", orNone(lock.holder().instance()));
-        fields.put("Thread", orNone(lock.holder().thread()));
-        fields.put("Purpose", orNone(lock.holder().purpose()));
+        fields.put("Name", ConsoleFormat.shown(lock.name()));
+        fields.put("Instance", ConsoleFormat.shown(orNone(lock.holder().instance())));
+        fields.put("Thread", ConsoleFormat.shown(orNone(lock.holder().thread())));
+        fields.put("Purpose", ConsoleFormat.shown(orNone(lock.holder().purpose())));
         fields.put("Fence", Long.toString(lock.fence()));
         fields.put(
                 "Acquired at",

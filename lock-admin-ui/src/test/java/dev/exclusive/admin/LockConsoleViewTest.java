@@ -151,6 +151,20 @@ class LockConsoleViewTest {
                 .isEqualTo("Fence " + lock.fence());
     }
 
+    /** A name that reverses its own text is shown with the control visible, in the grid and in its tooltip. */
+    @Test
+    void aNameWithABidirectionalOverrideCannotPassForAnotherLock() {
+        assertThat(registry.store("local")
+                        .lock("imports:\u202Esresu", Duration.ofMinutes(1))
+                        .get())
+                .isTrue();
+        view.enter(ConsoleAccess.ALLOWED, "admin");
+        LockInfo lock = view.fetch(query(0, 1)).findFirst().orElseThrow();
+
+        assertThat(view.grid().getColumnByKey("name").getTooltipGenerator().apply(lock))
+                .isEqualTo("imports:[U+202E]sresu");
+    }
+
     @Test
     void anAdminSeesTheLiveLocksPageByPage() {
         for (int i = 0; i < 75; i++) {

@@ -15,6 +15,38 @@ public final class ConsoleFormat {
     private ConsoleFormat() {}
 
     /**
+     * Text from applications (lock names, holders) as an operator must read it: each bidirectional control
+     * character (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) written as {@code [U+202E]} instead of
+     * applied. Applied, it reorders what follows: {@code imports:\u202Esresu} would read {@code imports:users},
+     * next to the real lock, and turn the force-release dialog's text around it. Everything else is shown as is.
+     *
+     * @param text the text
+     * @return the text with its bidirectional controls visible
+     */
+    public static String shown(String text) {
+        if (text.codePoints().noneMatch(ConsoleFormat::isBidiControl)) {
+            return text;
+        }
+        StringBuilder shown = new StringBuilder(text.length() + 16);
+        text.codePoints().forEach(point -> {
+            if (isBidiControl(point)) {
+                shown.append(String.format("[U+%04X]", point));
+            } else {
+                shown.appendCodePoint(point);
+            }
+        });
+        return shown.toString();
+    }
+
+    private static boolean isBidiControl(int point) {
+        return point == 0x061C
+                || point == 0x200E
+                || point == 0x200F
+                || (point >= 0x202A && point <= 0x202E)
+                || (point >= 0x2066 && point <= 0x2069);
+    }
+
+    /**
      * A remaining lease as operators read it: {@code 42 s}, {@code 4 min 05 s}, {@code 2 h 03 min}; whole seconds
      * rounded down, {@code < 1 s} for the last second and {@code expired} once it has run out.
      *

@@ -57,4 +57,18 @@ class ConsoleFormatTest {
         assertThat(ConsoleFormat.elapsed(Duration.ZERO)).as("never 'expired'").isEqualTo("< 1 s");
         assertThat(ConsoleFormat.elapsed(Duration.ofSeconds(75))).isEqualTo("1 min 15 s");
     }
+
+    @Test
+    void bidirectionalControlsInApplicationTextAreShownNotApplied() {
+        assertThat(ConsoleFormat.shown("imports:\u202Esresu")).isEqualTo("imports:[U+202E]sresu");
+        assertThat(ConsoleFormat.shown("a\u2066b\u2069c\u200Fd\u061Ce"))
+                .isEqualTo("a[U+2066]b[U+2069]c[U+200F]d[U+061C]e");
+        assertThat(ConsoleFormat.shown("imports:users")).isEqualTo("imports:users");
+        assertThat(ConsoleFormat.shown("team:\uD83D\uDC69\u200D\uD83D\uDCBB"))
+                .as("an emoji's joiner is not a bidi control")
+                .isEqualTo("team:\uD83D\uDC69\u200D\uD83D\uDCBB");
+        assertThat(ConsoleFormat.shown("שלום:1"))
+                .as("right-to-left letters are shown as they are")
+                .isEqualTo("שלום:1");
+    }
 }
