@@ -233,7 +233,7 @@ public class LockConsoleService {
                 problems.add(listing.problem());
                 continue;
             }
-            if (listing.locks().size() >= scanLimit) {
+            if (listing.more()) {
                 truncated.add(store);
             }
             for (LockInfo lock : listing.locks()) {
@@ -245,14 +245,20 @@ public class LockConsoleService {
         return new LockSnapshot(matching, problems, truncated, readAt == null ? Instant.now() : readAt);
     }
 
-    /** Lists one store once; any failure becomes the store's problem. */
+    /**
+     * Lists one store once, one lock more than the scan limit, which tells a store that holds more from one that
+     * holds exactly the limit; any failure becomes the store's problem.
+     */
     private SharedScan.Listing scan(ScanKey key) {
         Instant readAt = Instant.now();
         try {
-            return new SharedScan.Listing(registry.store(key.store()).liveLocks(key.prefix(), scanLimit), null, readAt);
+            int asked = scanLimit == Integer.MAX_VALUE ? scanLimit : scanLimit + 1;
+            List<LockInfo> read = registry.store(key.store()).liveLocks(key.prefix(), asked);
+            boolean more = read.size() > scanLimit;
+            return new SharedScan.Listing(more ? List.copyOf(read.subList(0, scanLimit)) : read, more, null, readAt);
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "Store ''{0}'' could not be listed", key.store(), e);
-            return new SharedScan.Listing(List.of(), new StoreProblem(key.store(), describe(e)), readAt);
+            return new SharedScan.Listing(List.of(), false, new StoreProblem(key.store(), describe(e)), readAt);
         }
     }
 
@@ -279,7 +285,7 @@ public class LockConsoleService {
                     store,
                     Optional.ofNullable(listing.problem()).map(StoreProblem::message),
                     listing.locks().size(),
-                    listing.locks().size() >= scanLimit,
+                    listing.more(),
                     statistics.lastMinute(store)));
         }
         return List.copyOf(read);
@@ -471,7 +477,8 @@ public class LockConsoleService {
      */
     private final class SharedScan {
 
-        record Listing(List<LockInfo> locks, StoreProblem problem, Instant readAt) {}
+        /** {@code more}: the store holds more than the {@code locks} read (at most the scan limit). */
+        record Listing(List<LockInfo> locks, boolean more, StoreProblem problem, Instant readAt) {}
 
         private final ScanKey key;
         private Listing listing;

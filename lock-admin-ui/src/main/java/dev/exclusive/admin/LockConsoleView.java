@@ -355,10 +355,10 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
         }
         page.truncated().stream()
                 .sorted()
-                .forEach(store -> texts.add("Store '" + store + "' holds more than "
-                        + service.scanLimit() + " matching locks; only the first " + service.scanLimit()
-                        + " by name are"
-                        + " read. Narrow the filter to see the others."));
+                .forEach(store -> texts.add("Store '" + store + "' holds more than " + service.scanLimit()
+                        + " locks under this filter's prefix; the console reads " + service.scanLimit()
+                        + " of them, which ones is up to the store. Narrow the filter with a name prefix to see the"
+                        + " others."));
         if (texts.equals(shownBanners)) {
             return;
         }

@@ -216,6 +216,27 @@ class LockConsoleServiceTest {
         assertThat(snapshot.size()).isEqualTo(6);
     }
 
+    /** Exactly the scan limit is all there is: the console asks for one more to tell, and says nothing is missing. */
+    @Test
+    void aStoreHoldingExactlyTheScanLimitIsNotReportedAsTruncated() {
+        LockConsoleService limited = new LockConsoleService(registry, statistics, scanLimit(5), ADMIN);
+        for (int i = 0; i < 5; i++) {
+            take("local", "job:" + i, Duration.ofMinutes(1));
+        }
+
+        LockSnapshot snapshot = limited.read(LockFilter.all());
+
+        assertThat(snapshot.truncated()).isEmpty();
+        assertThat(snapshot.size()).isEqualTo(5);
+        assertThat(limited.tiles())
+                .filteredOn(tile -> tile.store().equals("local"))
+                .singleElement()
+                .satisfies(tile -> {
+                    assertThat(tile.liveLocks()).isEqualTo(5);
+                    assertThat(tile.moreLocks()).isFalse();
+                });
+    }
+
     @Test
     void readingOnceServesEveryPageWithoutAskingTheStoresAgain() {
         CountingStore counting = new CountingStore(new MemoryLockStore());
