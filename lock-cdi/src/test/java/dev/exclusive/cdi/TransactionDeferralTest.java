@@ -46,6 +46,22 @@ class TransactionDeferralTest {
         public Lock current(String sku) {
             return Locks.assertHeld();
         }
+
+        @Inject
+        TransactionSynchronizationRegistry transactions;
+
+        /** As {@code EJBContext.setRollbackOnly()}, or a nested call that failed, marks the caller's transaction. */
+        @Exclusive("stock:{0}")
+        public boolean cancel(String sku) {
+            transactions.setRollbackOnly();
+            return true;
+        }
+
+        @Exclusive(value = "stock:{0}", ttl = 1, autoExtend = true)
+        public boolean cancelRenewed(String sku) {
+            transactions.setRollbackOnly();
+            return true;
+        }
     }
 
     static TransactionManager transactions;
@@ -116,6 +132,23 @@ class TransactionDeferralTest {
 
         transactions.rollback();
         assertThat(locked("b")).isFalse();
+    }
+
+    /**
+     * A transaction marked rollback-only during the method refuses a synchronization (Narayana, as WildFly runs it),
+     * so the release cannot wait for its end: it happens when the method returns, and the method's result stands.
+     * Before, the refusal escaped as the call's exception and the lock stayed held; with auto-extend, for good.
+     */
+    @Test
+    void aTransactionMarkedRollbackOnlyByTheMethodStillEndsTheHold() throws Exception {
+        transactions.begin();
+        assertThat(stock.cancel("e")).isTrue();
+        assertThat(stock.cancelRenewed("f")).isTrue();
+        transactions.rollback();
+
+        assertThat(locked("e")).as("released").isFalse();
+        Thread.sleep(2_500); // more than two of its 1 s ttls: a renewal would have kept it
+        assertThat(locked("f")).as("released, and no longer renewed").isFalse();
     }
 
     @Test

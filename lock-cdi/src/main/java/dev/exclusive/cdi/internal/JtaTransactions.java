@@ -156,15 +156,21 @@ final class JtaTransactions extends Transactions {
         if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
             return false;
         }
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {}
+        try {
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {}
 
-            @Override
-            public void afterCompletion(int outcome) {
-                LockedInvocations.releaseNow(lock);
-            }
-        });
+                @Override
+                public void afterCompletion(int outcome) {
+                    LockedInvocations.releaseNow(lock);
+                }
+            });
+        } catch (IllegalStateException refused) {
+            // a transaction marked rollback-only may refuse (Narayana does): nothing of it will commit, so the
+            // release need not wait for its end, and without the synchronization nothing else would ever release
+            return false;
+        }
         transactions.putResource(new HeldLock(key), lock);
         return true;
     }
