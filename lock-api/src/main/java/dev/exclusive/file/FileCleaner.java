@@ -1,12 +1,14 @@
 package dev.exclusive.file;
 
 import dev.exclusive.file.LockFiles.Change;
+import dev.exclusive.spi.NamedThreads;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
@@ -33,8 +35,20 @@ final class FileCleaner {
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicLong started = new AtomicLong();
     private volatile boolean closed;
+    /** Where the cleanup's thread comes from: inside a server, the container's {@code ManagedThreadFactory}. */
+    private final ThreadFactory threads;
 
-    FileCleaner(Path directory, String glob, String storeName, LockFiles files, Clock clock, Duration retention) {
+    private volatile Thread current;
+
+    FileCleaner(
+            Path directory,
+            String glob,
+            String storeName,
+            LockFiles files,
+            Clock clock,
+            Duration retention,
+            ThreadFactory threads) {
+        this.threads = NamedThreads.of(threads, "exclusive-file-cleanup-" + storeName);
         this.directory = directory;
         this.glob = glob;
         this.storeName = storeName;
@@ -76,7 +90,10 @@ final class FileCleaner {
         return removed;
     }
 
-    /** Starts {@link #cleanUp()} on a daemon thread if it is due by the clock and none is running. */
+    /**
+     * Starts {@link #cleanUp()} on a thread of the store's factory if it is due by the clock and none is running; a
+     * factory that refuses (a container shutting down) leaves it to the next turn.
+     */
     void startIfDue() {
         long due = nextRun.get();
         long now = clock.millis();
@@ -86,9 +103,16 @@ final class FileCleaner {
                 || !running.compareAndSet(false, true)) {
             return;
         }
+        Thread cleaner;
+        try {
+            cleaner = threads.newThread(this::runInBackground);
+        } catch (RuntimeException refused) {
+            running.set(false);
+            LOG.log(Level.FINE, refused, () -> "Store '" + storeName + "': no thread for the cleanup now");
+            return;
+        }
         started.incrementAndGet();
-        Thread cleaner = new Thread(this::runInBackground, "exclusive-file-cleanup-" + storeName);
-        cleaner.setDaemon(true);
+        current = cleaner;
         cleaner.start();
     }
 
@@ -108,9 +132,17 @@ final class FileCleaner {
         }
     }
 
-    /** Stops a running cleanup at its next file and starts no other. */
+    /** Stops a running cleanup at its next file, waits up to 2 s for its thread to end, and starts no other. */
     void close() {
         closed = true;
+        Thread running = current;
+        if (running != null && running != Thread.currentThread()) {
+            try {
+                running.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     long started() {

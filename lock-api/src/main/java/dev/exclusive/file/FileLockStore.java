@@ -28,6 +28,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * Locks shared by the processes of one host through a folder they can all write.
@@ -187,6 +188,34 @@ public final class FileLockStore implements LockStore {
             Duration retention,
             Duration timeout,
             AuditLimits auditLimits) {
+        this(directory, storeName, fsync, clock, retention, timeout, auditLimits, null);
+    }
+
+    /**
+     * Like {@link #FileLockStore(Path, String, boolean, Clock, Duration, Duration, AuditLimits)}, with the factory
+     * that the cleanup's thread comes from.
+     *
+     * @param directory   the shared folder; created if missing
+     * @param storeName   the configured store's name, for messages
+     * @param fsync       whether to force every write to disk
+     * @param clock       the host clock (a test may skew it); it decides expiry, fences, cleanup and audit times
+     * @param retention   how long a name's file is kept after its lock was last released or expired; positive
+     * @param timeout     the longest an operation waits for a lock file's OS lock; positive
+     * @param auditLimits how many and how old audit records {@code audit.log} keeps
+     * @param threads     where the cleanup's thread comes from (inside a Jakarta EE server, the container's
+     *                    {@code ManagedThreadFactory}); {@code null} for plain daemon threads
+     * @throws LockConfigurationException if the folder cannot be created or written
+     * @throws IllegalArgumentException   if {@code retention} or {@code timeout} is not positive
+     */
+    public FileLockStore(
+            Path directory,
+            String storeName,
+            boolean fsync,
+            Clock clock,
+            Duration retention,
+            Duration timeout,
+            AuditLimits auditLimits,
+            ThreadFactory threads) {
         if (retention.isNegative() || retention.isZero() || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("Store '" + storeName + "': retention and timeout must be positive, got "
                     + retention + " and " + timeout);
@@ -216,7 +245,7 @@ public final class FileLockStore implements LockStore {
                     null);
         }
         this.signals = SIGNALS.computeIfAbsent(this.directory, key -> new LocalSignals());
-        this.cleaner = new FileCleaner(this.directory, "*" + SUFFIX, storeName, files, clock, retention);
+        this.cleaner = new FileCleaner(this.directory, "*" + SUFFIX, storeName, files, clock, retention, threads);
         this.auditTrail = new FileAuditTrail(this.directory, files, clock, auditLimits);
     }
 

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * Builds {@code file} stores. Settings:
@@ -34,6 +35,12 @@ public final class FileLockStoreProvider implements LockStoreProvider {
 
     @Override
     public LockStore create(String storeName, Map<String, String> values) {
+        return create(storeName, values, null);
+    }
+
+    /** {@inheritDoc} The cleanup's thread comes from {@code threads}. */
+    @Override
+    public LockStore create(String storeName, Map<String, String> values, ThreadFactory threads) {
         Set<String> known = new HashSet<>(Set.of("directory", "fsync", "retention", "timeout"));
         known.addAll(AuditLimits.SETTINGS);
         StoreSettings settings = StoreSettings.of(type(), storeName, values, known);
@@ -51,7 +58,8 @@ public final class FileLockStoreProvider implements LockStoreProvider {
                     Clock.systemUTC(),
                     retention,
                     timeout,
-                    AuditLimits.of(settings));
+                    AuditLimits.of(settings),
+                    threads);
         } catch (InvalidPathException e) {
             throw settings.problem(
                     "directory",

@@ -12,6 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
@@ -122,6 +125,30 @@ class FileLockStoreRetentionTest {
         assertEquals(3, files.cleanUpsStarted());
         awaitNoCleanUpRunning(files);
         assertFalse(Files.exists(files.fileOf("first")), "idle for over an hour, removed in the background");
+    }
+
+    /**
+     * The cleanup runs on a thread of the factory the store was configured with: inside a Jakarta EE server, the
+     * container's {@code ManagedThreadFactory}, as lock-cdi passes it. Before, the provider ignored the factory and
+     * the cleanup started a thread of its own from whichever thread acquired.
+     */
+    @Test
+    void theCleanupRunsOnAThreadOfTheConfiguredFactory() throws InterruptedException {
+        List<String> made = new CopyOnWriteArrayList<>();
+        ThreadFactory container = task -> {
+            Thread thread = new Thread(task);
+            made.add(thread.getName());
+            return thread;
+        };
+        store = (FileLockStore)
+                new FileLockStoreProvider().create("files", Map.of("directory", folder.toString()), container);
+
+        acquire(store, "first", Duration.ofSeconds(30)); // the first acquisition clears what earlier runs left
+        store.close(); // waits for the cleanup's thread
+
+        assertEquals(1, store.cleanUpsStarted(), "one cleanup ran");
+        assertEquals(1, made.size(), "on a thread of the configured factory: " + made);
+        assertFalse(store.cleanUpRunning(), "and it ended with the store");
     }
 
     @Test
