@@ -27,8 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code fcntl(F_SETLKW)}, which the kernel reports as a deadlock ({@code EDEADLK}).</li>
  * <li>No interruptible call: I/O goes through {@link RandomAccessFile}; the channel is used only for
  * {@code tryLock}. The interrupt flag is cleared while parked and set again before returning.</li>
- * <li>Every open of a file in this JVM happens under its stripe lock, because closing any descriptor of a file
- * drops every {@code fcntl} lock the process holds on it.</li>
+ * <li>Every open of a file in this JVM happens under its stripe lock and its JVM-wide guard (shared by every copy
+ * of this class, whatever loaded it), because closing any descriptor of a file drops every {@code fcntl} lock the
+ * process holds on it.</li>
  * <li>A file holding a tombstone was removed by cleanup after this call opened it: the call opens the path again.
  * A tombstone still at the path (its remover died between writing it and unlinking) is unlinked here.</li>
  * </ul>
@@ -37,10 +38,18 @@ final class LockFiles {
 
     private static final int STRIPES = 256;
     private static final ReentrantLock[] STRIPE_LOCKS = new ReentrantLock[STRIPES];
+    /**
+     * One monitor per stripe for the whole JVM, whichever class loader loaded this class: an interned string is
+     * one object per JVM. Two applications of one server that each bundle lock-api have stripe locks of their own,
+     * which do not see each other; without this, one's open and close of a file dropped the other's OS lock in the
+     * middle of its change. Taken inside the stripe lock, so only threads of different loaders ever contend for it.
+     */
+    private static final Object[] JVM_GUARDS = new Object[STRIPES];
 
     static {
         for (int i = 0; i < STRIPES; i++) {
             STRIPE_LOCKS[i] = new ReentrantLock();
+            JVM_GUARDS[i] = ("dev.exclusive.file.LockFiles#stripe-" + i).intern();
         }
     }
 
@@ -116,13 +125,18 @@ final class LockFiles {
      */
     <T> T withFile(Path file, boolean shared, RawSection<T> section) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        ReentrantLock stripe = STRIPE_LOCKS[Math.floorMod(file.hashCode(), STRIPES)];
+        int index = Math.floorMod(file.hashCode(), STRIPES);
+        ReentrantLock stripe = STRIPE_LOCKS[index];
         if (!lockStripe(stripe, deadline)) {
             throw new IOException("other threads of this JVM kept file '" + file + "' for " + timeout);
         }
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            osLock(raf.getChannel(), shared, true, deadline, file);
-            return section.apply(raf);
+        try {
+            synchronized (JVM_GUARDS[index]) {
+                try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                    osLock(raf.getChannel(), shared, true, deadline, file);
+                    return section.apply(raf);
+                }
+            }
         } finally {
             stripe.unlock();
         }
@@ -137,7 +151,8 @@ final class LockFiles {
 
     private <T> T run(Path file, Access access, boolean wait, Section<T> section, T skipped) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        ReentrantLock stripe = STRIPE_LOCKS[Math.floorMod(file.hashCode(), STRIPES)];
+        int index = Math.floorMod(file.hashCode(), STRIPES);
+        ReentrantLock stripe = STRIPE_LOCKS[index];
         if (!(wait ? lockStripe(stripe, deadline) : stripe.tryLock())) {
             if (wait) {
                 throw new IOException("other threads of this JVM kept lock file '" + file + "' for " + timeout);
@@ -145,56 +160,64 @@ final class LockFiles {
             return skipped;
         }
         try {
-            for (int attempt = 0; ; attempt++) {
-                if (access != Access.CREATE && missing(file)) {
-                    return wait ? readOnly(section.apply(null), file) : skipped;
-                }
-                // From the second attempt on, learn which inode was opened, to tell a stale tombstone from a stuck one.
-                Object key = attempt == 0 ? null : keyOf(file);
-                RandomAccessFile opened;
-                try {
-                    opened = new RandomAccessFile(file.toFile(), access == Access.READ ? "r" : "rw");
-                } catch (FileNotFoundException e) {
-                    if (access != Access.CREATE && (missing(file) || openAgain(file, access, deadline))) {
-                        continue; // removed since the check (and maybe made again): the next round looks anew
-                    }
-                    throw e;
-                }
-                try (RandomAccessFile raf = opened) {
-                    if (key != null && !key.equals(keyOf(file))) {
-                        key = null;
-                    }
-                    FileLock lock = osLock(raf.getChannel(), access == Access.READ, wait, deadline, file);
-                    if (lock == null) {
-                        return skipped;
-                    }
-                    byte[] content = read(raf);
-                    if (FileRecord.isTombstone(content)) {
-                        boolean stuck = key != null && key.equals(keyOf(file)); // the path names what this call holds
-                        if (stuck && access == Access.READ) {
-                            return readOnly(section.apply(null), file);
-                        } else if (stuck) {
-                            Files.delete(file);
-                        } else if (!wait && attempt > 0) {
-                            return skipped;
-                        } else if (System.nanoTime() - deadline > 0) {
-                            throw new IOException("lock file '" + file + "' still held the tombstone of an unfinished"
-                                    + " removal after " + timeout + "; delete the file while no process uses the"
-                                    + " folder");
-                        }
-                        continue;
-                    }
-                    Change<T> change = section.apply(FileRecord.decode(content));
-                    if (change.remove()) {
-                        remove(raf, file, content);
-                    } else if (change.write() != null) {
-                        write(raf, change.write().encode(), content.length);
-                    }
-                    return change.answer();
-                }
+            synchronized (JVM_GUARDS[index]) {
+                return runGuarded(file, access, wait, section, skipped, deadline);
             }
         } finally {
             stripe.unlock();
+        }
+    }
+
+    /** {@link #run}'s part under the stripe lock and the JVM's guard: open, OS-lock, read, change, close. */
+    private <T> T runGuarded(Path file, Access access, boolean wait, Section<T> section, T skipped, long deadline)
+            throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            if (access != Access.CREATE && missing(file)) {
+                return wait ? readOnly(section.apply(null), file) : skipped;
+            }
+            // From the second attempt on, learn which inode was opened, to tell a stale tombstone from a stuck one.
+            Object key = attempt == 0 ? null : keyOf(file);
+            RandomAccessFile opened;
+            try {
+                opened = new RandomAccessFile(file.toFile(), access == Access.READ ? "r" : "rw");
+            } catch (FileNotFoundException e) {
+                if (access != Access.CREATE && (missing(file) || openAgain(file, access, deadline))) {
+                    continue; // removed since the check (and maybe made again): the next round looks anew
+                }
+                throw e;
+            }
+            try (RandomAccessFile raf = opened) {
+                if (key != null && !key.equals(keyOf(file))) {
+                    key = null;
+                }
+                FileLock lock = osLock(raf.getChannel(), access == Access.READ, wait, deadline, file);
+                if (lock == null) {
+                    return skipped;
+                }
+                byte[] content = read(raf);
+                if (FileRecord.isTombstone(content)) {
+                    boolean stuck = key != null && key.equals(keyOf(file)); // the path names what this call holds
+                    if (stuck && access == Access.READ) {
+                        return readOnly(section.apply(null), file);
+                    } else if (stuck) {
+                        Files.delete(file);
+                    } else if (!wait && attempt > 0) {
+                        return skipped;
+                    } else if (System.nanoTime() - deadline > 0) {
+                        throw new IOException("lock file '" + file + "' still held the tombstone of an unfinished"
+                                + " removal after " + timeout + "; delete the file while no process uses the"
+                                + " folder");
+                    }
+                    continue;
+                }
+                Change<T> change = section.apply(FileRecord.decode(content));
+                if (change.remove()) {
+                    remove(raf, file, content);
+                } else if (change.write() != null) {
+                    write(raf, change.write().encode(), content.length);
+                }
+                return change.answer();
+            }
         }
     }
 
