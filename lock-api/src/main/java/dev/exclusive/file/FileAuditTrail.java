@@ -17,7 +17,8 @@ import java.util.List;
  * OS lock (exclusive to append, shared to read) the way lock files are taken ({@link LockFiles#withFile}), so the
  * processes sharing the folder take turns and every append is kept. An append reads the file, and when a record
  * has aged out or the count is over the limit, rewrites it without them; otherwise it adds its line at the end. A
- * line that does not decode (a write cut short by a crash) is skipped, and dropped at the next rewrite.
+ * line that does not decode (a write cut short by a crash) is skipped, and dropped at the next rewrite. Only the last
+ * 64 MB of the file are read, whatever the limits allow: older records beyond them are dropped at the next append.
  */
 final class FileAuditTrail {
 
@@ -43,8 +44,9 @@ final class FileAuditTrail {
             Instant now = clock.instant();
             String line = record.at(now).encode();
             List<String> kept = new ArrayList<>();
-            boolean dropped = false;
-            for (String each : lines(raf)) {
+            Lines read = lines(raf);
+            boolean dropped = read.cut();
+            for (String each : read.lines()) {
                 boolean current = AuditRecord.decode(each)
                         .filter(old -> !old.at().isBefore(now.minus(limits.maxAge())))
                         .isPresent();
@@ -59,7 +61,8 @@ final class FileAuditTrail {
                 dropped = true;
             }
             if (dropped) {
-                byte[] content = (String.join("\n", kept) + "\n").getBytes(StandardCharsets.UTF_8);
+                byte[] content =
+                        (String.join("\n", newestWithin(kept, MAX_BYTES)) + "\n").getBytes(StandardCharsets.UTF_8);
                 raf.seek(0);
                 raf.write(content);
                 raf.setLength(content.length);
@@ -77,7 +80,7 @@ final class FileAuditTrail {
     List<AuditRecord> read(int limit) throws IOException {
         return files.withFile(file, true, raf -> {
             Instant oldest = clock.instant().minus(limits.maxAge());
-            List<String> lines = lines(raf);
+            List<String> lines = lines(raf).lines();
             List<AuditRecord> newestFirst = new ArrayList<>();
             for (int i = lines.size() - 1; i >= 0 && newestFirst.size() < limit; i--) {
                 AuditRecord.decode(lines.get(i))
@@ -88,22 +91,46 @@ final class FileAuditTrail {
         });
     }
 
-    private List<String> lines(RandomAccessFile raf) throws IOException {
-        long length = raf.length();
-        if (length > MAX_BYTES) {
-            throw new IOException("audit trail '" + file + "' is " + length + " bytes, more than any limit allows;"
-                    + " delete it while no process uses the folder");
+    /** @return the newest of {@code lines} whose text, one line each, fits in {@code bytes} */
+    private static List<String> newestWithin(List<String> lines, long bytes) {
+        long total = 0;
+        int first = lines.size();
+        while (first > 0) {
+            long next = lines.get(first - 1).getBytes(StandardCharsets.UTF_8).length + 1L;
+            if (total + next > bytes) {
+                break;
+            }
+            total += next;
+            first--;
         }
-        byte[] content = new byte[(int) length];
-        raf.seek(0);
+        return lines.subList(first, lines.size());
+    }
+
+    /** The lines read, oldest first; {@code cut}: older lines before them were left unread. */
+    private record Lines(List<String> lines, boolean cut) {}
+
+    /**
+     * Reads the trail's lines, at most its last {@value #MAX_BYTES} bytes (about 280,000 records of a usual size): a
+     * trail the limits let grow larger loses its oldest records at the next append instead of failing every call.
+     */
+    private Lines lines(RandomAccessFile raf) throws IOException {
+        long length = raf.length();
+        boolean cut = length > MAX_BYTES;
+        long from = cut ? length - MAX_BYTES : 0;
+        byte[] content = new byte[(int) (length - from)];
+        raf.seek(from);
         raf.readFully(content);
+        String text = new String(content, StandardCharsets.UTF_8);
+        if (cut) {
+            text = text.substring(text.indexOf('\n') + 1); // the first line read is only the end of one
+        }
         List<String> lines = new ArrayList<>();
-        for (String line : new String(content, StandardCharsets.UTF_8).split("\n")) {
+        for (String line : text.split("\n")) {
             if (!line.isEmpty()) {
                 lines.add(line);
             }
         }
-        return lines;
+        return new Lines(lines, cut);
     }
 
     private static boolean endsWithNewline(RandomAccessFile raf, long length) throws IOException {

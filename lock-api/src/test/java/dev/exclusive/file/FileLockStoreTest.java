@@ -16,6 +16,7 @@ import dev.exclusive.spi.Acquisition;
 import dev.exclusive.spi.AuditLimits;
 import dev.exclusive.spi.LockEntry;
 import dev.exclusive.spi.LockStore;
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.channels.FileLock;
@@ -85,6 +86,48 @@ class FileLockStoreTest extends LockStoreContract {
         files.audit(new AuditRecord(
                 Instant.EPOCH, AuditRecord.Kind.LEASE_LOST, "newest", "owner", 3, null, "node-1", "lost"));
         assertEquals(2, lines(folder.resolve("audit.log")), "the rewrite drops what aged out");
+    }
+
+    /**
+     * A trail inside its configured limits but larger than the 64 MB the store reads (300,000 usual records; the
+     * limits allow 1,000,000) keeps working: the oldest records beyond 64 MB are dropped at the next append. Before,
+     * every append and read failed from then on, and the trail silently stopped recording.
+     */
+    @Test
+    void anAuditTrailLargerThanTheStoreReadsDropsItsOldestRecordsInsteadOfFailing() throws IOException {
+        FileLockStore files = new FileLockStore(
+                folder,
+                "files",
+                false,
+                Clock.systemUTC(),
+                Duration.ofHours(1),
+                Duration.ofSeconds(5),
+                new AuditLimits(1_000_000, Duration.ofDays(7)));
+        String line = new AuditRecord(
+                        Instant.now(),
+                        AuditRecord.Kind.LEASE_LOST,
+                        "orders:purchase:12345",
+                        "0f8fad5b-d9cb-469f-a165-70867728950e",
+                        1_733_000_000_000_000L,
+                        new LockHolder("host-a/4711", "pool-3-thread-17", "purchase"),
+                        "scheduler",
+                        "lease ran out after 30 s while the holder was still working")
+                .encode();
+        Path trail = folder.resolve("audit.log");
+        try (BufferedWriter out = Files.newBufferedWriter(trail)) {
+            for (long written = 0; written <= 66L * 1024 * 1024; written += line.length() + 1) {
+                out.write(line);
+                out.write('\n');
+            }
+        }
+
+        files.audit(new AuditRecord(
+                Instant.EPOCH, AuditRecord.Kind.LEASE_LOST, "newest", "owner", 1, null, "node-1", "lost"));
+
+        List<AuditRecord> newest = files.auditTrail(10);
+        assertEquals(10, newest.size());
+        assertEquals("newest", newest.get(0).lockName());
+        assertTrue(Files.size(trail) <= 64L * 1024 * 1024, "trimmed to what the store reads: " + Files.size(trail));
     }
 
     private static long lines(Path file) {
