@@ -14,6 +14,8 @@ import io.opentelemetry.sdk.metrics.data.HistogramPointData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -67,6 +69,50 @@ class TelemetryTest {
                             Map.entry(series("purchase:product:{productId}", "acquired"), 2L),
                             Map.entry(series("purchase:product:{productId}", "busy"), 1L),
                             Map.entry(series("purchase:*", "acquired"), 1L));
+        }
+    }
+
+    /** An {@code OpenTelemetry} whose metrics cannot be detached: closing an observable instrument throws. */
+    static class BrokenTelemetry {
+        @Produces
+        @ApplicationScoped
+        OpenTelemetry openTelemetry() {
+            return failingClose(OpenTelemetry.class, SDK);
+        }
+
+        /** Wraps every interface the SDK hands out, so that the close of an instrument it built throws. */
+        @SuppressWarnings("unchecked")
+        static <T> T failingClose(Class<T> type, T target) {
+            return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
+                if (method.getName().equals("close") && AutoCloseable.class.isAssignableFrom(type)) {
+                    throw new IllegalStateException("the SDK refused to close " + type.getSimpleName());
+                }
+                Object result;
+                try {
+                    result = method.invoke(target, args);
+                } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                }
+                Class<Object> returned = (Class<Object>) method.getReturnType();
+                return returned.isInterface() && result != null ? failingClose(returned, result) : result;
+            });
+        }
+    }
+
+    @Test
+    void storesAreClosedAtShutdownEvenWhenTheMetricsCannotBeDetached() {
+        Deployment deployment = Deployment.start(
+                Map.of("exclusive.store.p.type", "probe", "exclusive.store.p.id", "telemetry-closing"),
+                BrokenTelemetry.class);
+        ProbeLockStoreProvider.ProbeStore store = ProbeLockStoreProvider.INSTANCES.get("telemetry-closing");
+
+        try (LogRecorder log = new LogRecorder()) {
+            deployment.close();
+
+            assertThat(store.closed).as("the store closed at shutdown").isTrue();
+            assertThat(log.printed())
+                    .contains("WARNING Exclusive's lock metrics could not be detached at shutdown")
+                    .contains("the SDK refused to close");
         }
     }
 

@@ -25,6 +25,7 @@ import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.Interceptor;
 import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.inject.Singleton;
+import java.lang.System.Logger.Level;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -69,6 +70,8 @@ public class ExclusiveExtension implements Extension {
     private Map<Class<?>, Map<Method, MethodPlan>> plans;
     private volatile LockRegistry registry;
     private volatile LockedInvocations invocations;
+    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
+
     /** OpenTelemetry metrics, attached when the application starts; {@code null} without the OpenTelemetry API. */
     private TelemetryListener telemetry;
     /** Contention statistics for the console: always a listener of the registry, and an injectable bean. */
@@ -266,11 +269,19 @@ public class ExclusiveExtension implements Extension {
                 .anyMatch(plan -> plan.autoExtend() && plan.onLost() == OnLost.ROLLBACK);
     }
 
+    /**
+     * Detaches the metrics, then closes the registry or the stores. Metrics that cannot be detached are logged: the
+     * stores and their threads are closed all the same, and the shutdown goes on.
+     */
     void stop(@Observes BeforeShutdown event) {
         TelemetryListener metrics = telemetry;
         if (metrics != null) {
             telemetry = null;
-            metrics.close();
+            try {
+                metrics.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Exclusive's lock metrics could not be detached at shutdown", e);
+            }
         }
         LockRegistry running = registry;
         if (running != null) {
