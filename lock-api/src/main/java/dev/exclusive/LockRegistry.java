@@ -242,7 +242,7 @@ public final class LockRegistry implements AutoCloseable {
     public boolean forceRelease(LockInfo lock, String actor) {
         StoreBinding target = context.binding(lock.store());
         String name = LockNames.requireValidFullName(lock.name(), target.name());
-        boolean released = target.call(name, () -> target.store().release(name, lock.owner()));
+        boolean released = target.call(name, () -> target.store().releaseHold(name, lock.owner(), lock.fence()));
         String group = target.group(name);
         context.tell(listener -> listener.forceReleased(target.name(), name, group, released));
         context.audit(

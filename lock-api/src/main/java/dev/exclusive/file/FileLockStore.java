@@ -283,7 +283,12 @@ public final class FileLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
-        return free(name, owner);
+        return free(name, owner, null);
+    }
+
+    @Override
+    public boolean releaseHold(String name, String owner, long fence) {
+        return free(name, owner, fence);
     }
 
     /**
@@ -326,16 +331,20 @@ public final class FileLockStore implements LockStore {
 
     @Override
     public boolean forceRelease(String name) {
-        return free(name, null);
+        return free(name, null, null);
     }
 
-    /** Marks a live lock free, keeping its fence, if {@code owner} holds it ({@code null}: whoever holds it). */
-    private boolean free(String name, String owner) {
+    /**
+     * Marks a live lock free, keeping its fence, if {@code owner} holds it ({@code null}: whoever holds it) with
+     * {@code fence} ({@code null}: whichever).
+     */
+    private boolean free(String name, String owner, Long fence) {
         boolean released = update(name, Access.WRITE, current -> {
             long now = clock.millis();
             return current != null
                             && current.liveAt(now)
                             && (owner == null || current.owner().equals(owner))
+                            && (fence == null || current.fence() == fence)
                     ? Change.write(FileRecord.free(name, current.fence(), now), true)
                     : Change.answer(false);
         });

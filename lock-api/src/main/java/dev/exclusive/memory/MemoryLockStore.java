@@ -147,8 +147,12 @@ public final class MemoryLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
+        return release(name, owner, locks.get(name));
+    }
+
+    /** Removes {@code existing}, the entry read for {@code name}, if it is {@code owner}'s and live. */
+    private boolean release(String name, String owner, Entry existing) {
         long now = nanoClock.getAsLong();
-        Entry existing = locks.get(name);
         if (existing == null || !existing.owner.equals(owner)) {
             return false;
         }
@@ -161,6 +165,12 @@ public final class MemoryLockStore implements LockStore {
             signals.signal(name);
         }
         return released;
+    }
+
+    @Override
+    public boolean releaseHold(String name, String owner, long fence) {
+        Entry existing = locks.get(name);
+        return existing != null && existing.fence == fence && release(name, owner, existing);
     }
 
     /** One atomic {@code computeIfPresent}: free the entry, or shorten it to the floor, or leave another's. */

@@ -99,6 +99,29 @@ public interface LockStore extends AutoCloseable {
     boolean forceRelease(String name);
 
     /**
+     * Releases {@code name} if {@code owner} holds a live lease on it that was granted {@code fence}, and wakes its
+     * waiters: an operator's force-release of the hold a listing showed. A later hold is left alone, even one of the
+     * same owner (the handle acquired again, or a handle restored from its token did).
+     *
+     * <p>The default asks {@link #inspect(String)} and then calls {@link #release(String, String)}, which is
+     * owner-checked but not atomic: a hold the owner took again between the two calls would be released. A store
+     * should implement it in one atomic step, as the built-in stores do.
+     *
+     * @param name  the full lock name
+     * @param owner the owner id of the listed hold
+     * @param fence the fence of the listed hold
+     * @return {@code true} if this call released that hold; {@code false} if the lock was free, expired, held by
+     *         another owner, or held by the same owner with another fence (then it is left as it is)
+     * @throws LockStoreUnavailableException if the backend cannot be reached
+     */
+    default boolean releaseHold(String name, String owner, long fence) {
+        return inspect(name)
+                        .filter(entry -> entry.owner().equals(owner) && entry.fence() == fence)
+                        .isPresent()
+                && release(name, owner);
+    }
+
+    /**
      * Sets the lease of {@code owner} on {@code name} to end {@code ttl} from now, if {@code owner} still holds
      * a live lease. The fence and acquisition time stay as they are.
      *

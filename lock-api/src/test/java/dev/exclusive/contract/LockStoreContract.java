@@ -462,6 +462,25 @@ public abstract class LockStoreContract {
     }
 
     @Test
+    void forcingAListedHoldLeavesTheSameHandlesNextHoldAlone() {
+        Lock reused = lock("listed-again"); // a handle kept in a field and used for one job after another
+        assertTrue(reused.get());
+        LockInfo seen = registry.liveLocks("listed-again", 1).get(0);
+        assertTrue(reused.release());
+        assertTrue(reused.get(), "the same handle, the same owner id, a new hold");
+        long newer = reused.fence().orElseThrow();
+
+        assertFalse(registry.forceRelease(seen, "erin"), "the listed hold had ended");
+
+        LockInfo now = registry.liveLocks("listed-again", 1).get(0);
+        assertEquals(newer, now.fence(), "the newer hold stays");
+        assertTrue(reused.release());
+        AuditRecord forced = registry.auditTrail(1).get(0);
+        assertEquals(seen.fence(), forced.fence());
+        assertTrue(forced.detail().startsWith("nothing released"), forced.detail());
+    }
+
+    @Test
     void registryForceReleasesByNameAndByListedLock() {
         assertTrue(lock("by-name").get());
         assertTrue(registry.forceRelease("by-name"));

@@ -73,7 +73,8 @@ import java.util.regex.Pattern;
  * as busy; a unique-key race (H2's {@code MERGE}) is answered as busy. None of them reaches the caller.
  *
  * <p><b>Release</b>: {@code UPDATE ... SET owner = NULL, expires_at = now WHERE name = ? AND owner = ? AND live};
- * <b>force-release</b> the same without the owner; <b>extend</b>: {@code UPDATE ... SET expires_at = now + ttl WHERE
+ * <b>force-release</b> the same without the owner, and of one listed hold ({@link #releaseHold}) the same with
+ * {@code AND fence = ?}; <b>extend</b>: {@code UPDATE ... SET expires_at = now + ttl WHERE
  * name = ? AND owner = ? AND live}; <b>release with a minimum hold</b>, with {@code floor = acquired_at + minHold}:
  * {@code UPDATE ... SET owner = CASE WHEN floor <= now THEN NULL ELSE owner END, expires_at = CASE WHEN floor <= now
  * THEN now ELSE LEAST(expires_at, floor) END WHERE name = ? AND owner = ? AND live}, which frees the row past its
@@ -323,12 +324,7 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public boolean release(String name, String owner) {
-        return releasing(
-                        name,
-                        () -> lockTable().release(name, owner),
-                        freed -> freed != LockTable.Freed.NOT_HELD,
-                        freed -> freed == LockTable.Freed.NOTIFIED)
-                != LockTable.Freed.NOT_HELD;
+        return freed(name, () -> lockTable().release(name, owner));
     }
 
     /**
@@ -381,9 +377,19 @@ public final class JpaLockStore implements LockStore {
 
     @Override
     public boolean forceRelease(String name) {
+        return freed(name, () -> lockTable().forceRelease(name));
+    }
+
+    @Override
+    public boolean releaseHold(String name, String owner, long fence) {
+        return freed(name, () -> lockTable().releaseHold(name, owner, fence));
+    }
+
+    /** Runs a release that answers what it freed, as {@link #releasing} does; whether it freed the row. */
+    private boolean freed(String name, Supplier<LockTable.Freed> release) {
         return releasing(
                         name,
-                        () -> lockTable().forceRelease(name),
+                        release,
                         freed -> freed != LockTable.Freed.NOT_HELD,
                         freed -> freed == LockTable.Freed.NOTIFIED)
                 != LockTable.Freed.NOT_HELD;

@@ -276,18 +276,25 @@ final class LockTable {
 
     /** @return what became of the live lease, whoever held it */
     Freed forceRelease(String name) {
+        return forceRelease(name, statements.forceRelease, name);
+    }
+
+    /** Frees the hold of {@code owner} granted {@code fence}, if it is live; a later hold stays. */
+    Freed releaseHold(String name, String owner, long fence) {
+        return forceRelease(name, statements.releaseHold, name, owner, fence);
+    }
+
+    private Freed forceRelease(String name, String statement, Object... parameters) {
         if (statements.database.notifies()) {
             return change(
                                     name,
-                                    () -> number(transactions.rows(statements.forceRelease, name)
+                                    () -> number(transactions.rows(statement, parameters)
                                             .get(0)[0]))
                             == 1
                     ? Freed.NOTIFIED
                     : Freed.NOT_HELD;
         }
-        return change(name, () -> transactions.update(statements.forceRelease, name)) == 1
-                ? Freed.FREED
-                : Freed.NOT_HELD;
+        return change(name, () -> transactions.update(statement, parameters)) == 1 ? Freed.FREED : Freed.NOT_HELD;
     }
 
     /** @return whether {@code owner}'s live lease now ends {@code ttlMillis} from now */

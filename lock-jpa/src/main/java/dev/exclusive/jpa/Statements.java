@@ -92,6 +92,8 @@ final class Statements {
 
     /** Frees a live lease whoever holds it: name; notifies whatever the marks, since any JVM may be waiting. */
     final String forceRelease;
+    /** Frees one listed hold, a live lease: name, owner, fence; notifies as {@link #forceRelease} does. */
+    final String releaseHold;
     /** ttl ms, name, owner. */
     final String extend;
 
@@ -183,8 +185,9 @@ final class Statements {
                         + " THEN pg_notify('" + channel + "', name) END) IS NULL, " + NO_FLUSH_WAIT
                 : releaseWithFloor;
         this.readFreed = "SELECT CASE WHEN owner IS NULL THEN 1 ELSE 0 END FROM " + table + " WHERE name = ?1";
-        this.forceRelease = notifying(
-                "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND " + live);
+        String forceRelease = "UPDATE " + table + " SET owner = NULL, expires_at = " + now + " WHERE name = ?1 AND ";
+        this.forceRelease = notifying(forceRelease + live);
+        this.releaseHold = notifying(forceRelease + "owner = ?2 AND fence = ?3 AND " + live);
         if (this.marks) {
             // A mark late enough already is not written again: the waiter is covered by it, since a release that
             // follows it reads it. Held from this JVM, the release wakes the waiter here without a notification.

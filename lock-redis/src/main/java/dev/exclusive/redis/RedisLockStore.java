@@ -71,7 +71,8 @@ import redis.clients.jedis.exceptions.JedisException;
  * nothing: waiters see it expire.</li>
  * <li>extend: if the owner matches, {@code SET} the lease again with the new {@code PX} and its span grown by
  * what the renewal adds, and push the counter's retention out beyond it.</li>
- * <li>force-release: delete the lease if it exists; publish as release does; a receipt as release has.</li>
+ * <li>force-release: delete the lease if it exists (for {@link #releaseHold}, only if its owner and fence are the
+ * listed hold's); publish as release does; a receipt as release has.</li>
  * <li>wait (before a waiter parks): if the lease is live, record this store instance in its {@code <waiters>}
  * ({@code SET ... KEEPTTL}) and answer busy; else answer free, and the waiter tries again at once.</li>
  * <li>inspect: {@code PTTL}, the lease and {@code TIME}, read at one instant.</li>
@@ -414,10 +415,24 @@ public final class RedisLockStore implements LockStore {
 
     @Override
     public boolean forceRelease(String name) {
-        boolean released = RedisReplies.yes(call(
-                name,
-                "force-release",
-                () -> RedisScript.FORCE_RELEASE.run(client, releaseKeys(name), releaseArgs(name, instance))));
+        return forceRelease(name, releaseArgs(name, instance));
+    }
+
+    /** {@code force-release.lua} told which hold to free: the owner's, with that fence, and no later one. */
+    @Override
+    public boolean releaseHold(String name, String owner, long fence) {
+        List<String> args = releaseArgs(name, instance);
+        if (receiptMillis == 0) {
+            args.add("0"); // the receipt window's place, unread without a receipt key
+        }
+        args.add(RedisKeys.ownerField(owner));
+        args.add(Long.toString(fence));
+        return forceRelease(name, args);
+    }
+
+    private boolean forceRelease(String name, List<String> args) {
+        boolean released = RedisReplies.yes(
+                call(name, "force-release", () -> RedisScript.FORCE_RELEASE.run(client, releaseKeys(name), args)));
         if (released) {
             signals.signal(name);
         }
