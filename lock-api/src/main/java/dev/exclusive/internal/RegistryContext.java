@@ -72,7 +72,11 @@ public final class RegistryContext implements AutoCloseable {
         for (LockListener listener : listeners) {
             try {
                 event.accept(listener);
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError fatal) {
+                throw fatal;
+            } catch (Throwable e) {
+                // also a LinkageError (a listener's library missing or of another version) and a checked exception
+                // thrown by a listener in a language without checked exceptions: never the caller's concern
                 LOG.log(Level.WARNING, "Lock listener " + listener + " failed; ignored", e);
             }
         }
