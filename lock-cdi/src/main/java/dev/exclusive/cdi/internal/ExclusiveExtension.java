@@ -258,7 +258,15 @@ public class ExclusiveExtension implements Extension {
         }
         TelemetryListener metrics = telemetry;
         if (metrics != null && stores != null) {
-            metrics.attach(telemetryBeans);
+            try {
+                metrics.attach(telemetryBeans);
+            } catch (RuntimeException | LinkageError e) {
+                // metrics are an extra: the application and its locks run without them
+                LOG.log(
+                        Level.WARNING,
+                        "Exclusive records no lock metrics: the OpenTelemetry bean could not be used",
+                        e);
+            }
         }
     }
 
