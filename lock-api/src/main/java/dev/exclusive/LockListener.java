@@ -117,11 +117,15 @@ public interface LockListener {
     }
 
     /**
-     * The handle's {@link Lock#release()} found its hold already over: the lease had run out (and maybe someone
-     * else holds the lock now), or an operator force-released it. The hold ends here. Nothing by default.
+     * A hold of the handle ended without a release that freed it: its {@link Lock#release()} found it already over
+     * (the lease had run out, and maybe someone else holds the lock now, or an operator force-released it); or the
+     * handle acquired again after the lease had run out unreleased; or the release after {@code get(work)},
+     * {@code block(wait, work)} or an {@code @Exclusive} method failed, and the handle gave the hold up (the store
+     * frees it when its lease ends). Told once per hold, as {@link #released(Lock, Duration)} is, and never both.
+     * Nothing by default.
      *
      * @param lock the handle
-     * @param held from the acquisition to the release call
+     * @param held from the acquisition to the end seen here: the release call, the new acquisition, or giving up
      */
     default void expired(Lock lock, Duration held) {}
 

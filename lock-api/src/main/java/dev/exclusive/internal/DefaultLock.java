@@ -284,8 +284,12 @@ public final class DefaultLock implements Lock {
             busyFor = null;
             Hold current = new Hold(acquired.fence(), holder, before, before + ttl.toNanos());
             Hold previous = hold.getAndSet(current);
-            if (previous != null) {
+            if (previous != null) { // ran out without a release that freed it: it ends here, told once
                 previous.stopRenewal();
+                if (context.hasListeners()) {
+                    Duration ran = Duration.ofNanos(before - previous.sinceNanos);
+                    context.tell(listener -> listener.expired(this, ran));
+                }
             }
             if (autoExtend) {
                 scheduleRenewal(current);
@@ -405,6 +409,7 @@ public final class DefaultLock implements Lock {
                 release();
             } catch (RuntimeException releaseFailure) {
                 failure.addSuppressed(releaseFailure);
+                abandon();
             }
             throw failure;
         }
@@ -420,6 +425,7 @@ public final class DefaultLock implements Lock {
                 release();
             } catch (RuntimeException releaseFailure) {
                 lost.addSuppressed(releaseFailure); // the loss is what the caller must hear
+                abandon();
             }
             throw lost;
         }
@@ -430,6 +436,7 @@ public final class DefaultLock implements Lock {
                     "Lock '" + name + "' in store '" + binding.name() + "': the work completed but the"
                             + " release failed; the lock frees itself when its lease ends in at most " + ttl,
                     releaseFailure);
+            abandon();
         }
         return LockResult.of(value);
     }
@@ -543,6 +550,22 @@ public final class DefaultLock implements Lock {
             }
         }
         return released;
+    }
+
+    /**
+     * Gives up the hold after its release failed, when nobody will send the release again (the work that held it
+     * is over): the handle forgets it, listeners hear that it ended ({@link dev.exclusive.LockListener#expired}), and the store
+     * frees it when its lease ends. Nothing if the handle holds nothing. Public for lock-cdi's interceptor.
+     */
+    public void abandon() {
+        Hold current = hold.get();
+        if (current != null && hold.compareAndSet(current, null)) {
+            current.stopRenewal();
+            if (context.hasListeners()) {
+                Duration held = since(current.sinceNanos);
+                context.tell(listener -> listener.expired(this, held));
+            }
+        }
     }
 
     /** {@inheritDoc} The store's audit trail records it with the registry's instance name as the actor. */

@@ -11,6 +11,7 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.data.HistogramPointData;
+import io.opentelemetry.sdk.metrics.data.LongPointData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -69,6 +70,54 @@ class TelemetryTest {
                             Map.entry(series("purchase:product:{productId}", "acquired"), 2L),
                             Map.entry(series("purchase:product:{productId}", "busy"), 1L),
                             Map.entry(series("purchase:*", "acquired"), 1L));
+        }
+    }
+
+    static final InMemoryMetricReader OWN_METRICS = InMemoryMetricReader.create();
+
+    /** A telemetry of its own, so that the other tests' series stay apart. */
+    static class OwnTelemetry {
+        @Produces
+        @ApplicationScoped
+        OpenTelemetry openTelemetry() {
+            return OpenTelemetrySdk.builder()
+                    .setMeterProvider(SdkMeterProvider.builder()
+                            .registerMetricReader(OWN_METRICS)
+                            .build())
+                    .build();
+        }
+    }
+
+    @ApplicationScoped
+    static class Reports {
+        /** A network blip during the work: the release at the end cannot reach the store. */
+        @Exclusive(value = "reports:daily", store = "p")
+        public void rebuild() {
+            ProbeLockStoreProvider.INSTANCES.get("telemetry-blip").down = true;
+        }
+    }
+
+    @Test
+    void aMethodWhoseReleaseFailedIsNotCountedAsHeldAfterItReturns() {
+        try (Deployment deployment = Deployment.start(
+                Map.of("exclusive.store.p.type", "probe", "exclusive.store.p.id", "telemetry-blip"),
+                OwnTelemetry.class,
+                Reports.class)) {
+            deployment.select(Reports.class).rebuild(); // the failed release is logged, not thrown
+            ProbeLockStoreProvider.INSTANCES.get("telemetry-blip").down = false;
+
+            Map<Attributes, Long> held = OWN_METRICS.collectAllMetrics().stream()
+                    .filter(m -> m.getName().equals(LockTelemetry.HELD))
+                    .flatMap(m -> m.getLongSumData().getPoints().stream())
+                    .collect(Collectors.toMap(LongPointData::getAttributes, LongPointData::getValue));
+            assertThat(held)
+                    .containsEntry(
+                            Attributes.of(
+                                    AttributeKey.stringKey(LockTelemetry.STORE),
+                                    "p",
+                                    AttributeKey.stringKey(LockTelemetry.LOCK),
+                                    "reports:daily"),
+                            0L);
         }
     }
 

@@ -43,11 +43,14 @@ import java.util.concurrent.atomic.LongAdder;
  * <tr><th>name</th><th>kind, unit</th><th>what</th></tr>
  * <tr><td>{@value #ACQUIRE_DURATION}</td><td>histogram, s</td><td>from the call ({@code get}, {@code block}) to its
  * outcome; attribute {@value #OUTCOME}: {@code acquired}, {@code busy} (one attempt found it held),
- * {@code timeout} (a wait ran out) or {@code error} (the store could not be reached)</td></tr>
+ * {@code timeout} (a wait ran out), {@code interrupted} (the waiting thread was interrupted) or {@code error} (the
+ * store could not be reached)</td></tr>
  * <tr><td>{@value #HELD_DURATION}</td><td>histogram, s</td><td>from the acquisition to a release that freed the
  * lock</td></tr>
- * <tr><td>{@value #HELD}</td><td>up-down counter, {lock}</td><td>holds acquired through this registry and not yet
- * given back by a release (summed over servers: the locks held now)</td></tr>
+ * <tr><td>{@value #HELD}</td><td>up-down counter, {lock}</td><td>holds acquired through this registry that have not
+ * ended: by a release, a release that found the lease run out, the handle's next acquisition after it ran out, or
+ * the end of {@code get(work)} or an {@code @Exclusive} method whose release failed (summed over servers: the locks
+ * held now)</td></tr>
  * <tr><td>{@value #LOST}</td><td>counter</td><td>leases an auto-extending handle found gone</td></tr>
  * <tr><td>{@value #FORCE_RELEASED}</td><td>counter</td><td>force-releases that freed a live lock</td></tr>
  * <tr><td>{@value #RENEWAL_FAILURES}</td><td>counter</td><td>background renewals that could not reach the
@@ -129,6 +132,7 @@ public final class LockTelemetry implements LockListener, AutoCloseable {
         final Attributes busy;
         final Attributes timeout;
         final Attributes error;
+        final Attributes interrupted;
         final Map<Operation, Attributes> errors = new EnumMap<>(Operation.class);
         /** Holds acquired and not yet released; read by the {@value #HELD} callback. */
         final LongAdder held = new LongAdder();
@@ -139,6 +143,7 @@ public final class LockTelemetry implements LockListener, AutoCloseable {
             busy = outcome("busy");
             timeout = outcome("timeout");
             error = outcome("error");
+            interrupted = outcome("interrupted");
             for (Operation operation : Operation.values()) {
                 errors.put(
                         operation,
@@ -263,6 +268,12 @@ public final class LockTelemetry implements LockListener, AutoCloseable {
     public void timedOut(Lock lock, Duration waited) {
         Series of = series(lock);
         recordWithEvent(acquireDuration, "exclusive.lock.busy", lock, of.timeout, waited);
+    }
+
+    @Override
+    public void interrupted(Lock lock, Duration waited) {
+        Series of = series(lock);
+        recordWithEvent(acquireDuration, "exclusive.lock.busy", lock, of.interrupted, waited);
     }
 
     @Override

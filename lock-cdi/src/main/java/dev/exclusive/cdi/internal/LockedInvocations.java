@@ -6,6 +6,7 @@ import dev.exclusive.LockLostException;
 import dev.exclusive.LockStoreUnavailableException;
 import dev.exclusive.OnLost;
 import dev.exclusive.cdi.OnBusy;
+import dev.exclusive.internal.DefaultLock;
 import dev.exclusive.spi.Secrets;
 import jakarta.interceptor.InvocationContext;
 import java.lang.System.Logger.Level;
@@ -243,6 +244,9 @@ final class LockedInvocations {
                             + " completed but the release failed; the lock frees itself when its lease ends in at most "
                             + lock.ttl(),
                     Secrets.rulesOnly().mask(e));
+            if (lock instanceof DefaultLock handle) {
+                handle.abandon(); // one handle per call: nobody sends this release again
+            }
         }
     }
 

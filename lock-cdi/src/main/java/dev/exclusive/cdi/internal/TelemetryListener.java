@@ -76,6 +76,14 @@ final class TelemetryListener implements LockListener {
     }
 
     @Override
+    public void interrupted(Lock lock, Duration waited) {
+        LockListener to = target;
+        if (to != null) {
+            to.interrupted(lock, waited);
+        }
+    }
+
+    @Override
     public void failed(Lock lock, Operation operation, Duration elapsed, LockStoreUnavailableException error) {
         LockListener to = target;
         if (to != null) {
