@@ -47,6 +47,9 @@ class DemoSmokeIT {
     @Test
     void anonymousCallerMustSignIn() {
         assertThat(Http.at(base).get("api/me").statusCode()).isEqualTo(401);
+        assertThat(Http.at(base).get("api/me/").statusCode())
+                .as("the same resource with a trailing slash")
+                .isEqualTo(401);
     }
 
     @Test
