@@ -56,6 +56,7 @@ public class ProductResource {
             @PathParam("id") long productId,
             @QueryParam("user") @DefaultValue("1") long userId,
             @QueryParam("quantity") @DefaultValue("1") int quantity) {
+        catalog.product(productId); // an unknown id gets its 404 before it takes a lock or claims a fence
         return created(purchases.purchase(productId, userId, quantity));
     }
 
@@ -65,6 +66,7 @@ public class ProductResource {
             @PathParam("id") long productId,
             @QueryParam("user") @DefaultValue("1") long userId,
             @QueryParam("quantity") @DefaultValue("1") int quantity) {
+        catalog.product(productId);
         return created(purchases.purchaseWithoutLock(productId, userId, quantity));
     }
 
