@@ -2,6 +2,7 @@ package dev.exclusive.demo.shop;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.util.List;
@@ -39,14 +40,19 @@ public class Catalog {
     }
 
     /**
-     * Sets the stock and deletes the product's orders.
+     * Sets the stock and deletes the product's orders. The product's row is locked first, so that a purchase comes
+     * wholly before the reset (its order deleted) or after it (taken from the new stock), as its stock update waits
+     * for the row.
      * @throws UnknownProductException if there is no such product
      */
     public Product reset(long productId, int stock) {
         if (stock < 0) {
             throw new IllegalArgumentException("stock must not be negative, got " + stock);
         }
-        Product product = product(productId);
+        Product product = em.find(Product.class, productId, LockModeType.PESSIMISTIC_WRITE);
+        if (product == null) {
+            throw new UnknownProductException(productId);
+        }
         em.createQuery("DELETE FROM ShopOrder o WHERE o.productId = :id")
                 .setParameter("id", productId)
                 .executeUpdate();
