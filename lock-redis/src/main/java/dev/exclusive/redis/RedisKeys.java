@@ -114,15 +114,14 @@ final class RedisKeys {
         if (url.getHost() == null || url.getPort() != -1) {
             return url;
         }
+        // from the raw parts: the decoding constructor would turn an encoded ':' (%3A) of the user info into a
+        // separator between user and password
+        String raw = url.getScheme() + "://" + (url.getRawUserInfo() == null ? "" : url.getRawUserInfo() + "@")
+                + url.getHost() + ":6379" + (url.getRawPath() == null ? "" : url.getRawPath())
+                + (url.getRawQuery() == null ? "" : "?" + url.getRawQuery())
+                + (url.getRawFragment() == null ? "" : "#" + url.getRawFragment());
         try {
-            return new java.net.URI(
-                    url.getScheme(),
-                    url.getUserInfo(),
-                    url.getHost(),
-                    6379,
-                    url.getPath(),
-                    url.getQuery(),
-                    url.getFragment());
+            return new java.net.URI(raw);
         } catch (java.net.URISyntaxException e) {
             return url;
         }

@@ -167,6 +167,22 @@ public final class RedisLockStoreProvider implements LockStoreProvider {
                             + settings.key("password"),
                     null);
         }
+        String path = uri.getRawPath();
+        if (path != null && !path.isEmpty() && !path.equals("/") && !path.matches("/\\d{1,9}")) {
+            throw settings.problem(
+                    "url",
+                    "needs a database number (0, 1, ...) after the host in " + Secrets.describeUrl(url)
+                            + ", got a path that is not one; write redis://host:port/0 or leave the path out",
+                    null);
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) { // not shown: it may hold a password
+            throw settings.problem(
+                    "url",
+                    "takes nothing after the database in " + Secrets.describeUrl(url) + ", got a query or fragment,"
+                            + " which the store would ignore; set the password with " + settings.key("password")
+                            + ", the user with " + settings.key("user") + ", and TLS with rediss://",
+                    null);
+        }
         if (cluster && JedisURIHelper.hasDbIndex(uri) && JedisURIHelper.getDBIndex(uri) != 0) {
             throw settings.problem(
                     "url",

@@ -347,11 +347,12 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
         String user = null;
         String password = null;
         if (url != null) {
-            String userInfo = url.getUserInfo(); // decoded: %40 is @ again
+            // split before decoding: an encoded colon (%3A) belongs to the user or the password
+            String userInfo = url.getRawUserInfo();
             if (userInfo != null) {
                 int colon = userInfo.indexOf(':');
-                user = colon < 0 ? null : userInfo.substring(0, colon);
-                password = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+                user = colon < 0 ? null : decode(userInfo.substring(0, colon));
+                password = decode(colon < 0 ? userInfo : userInfo.substring(colon + 1));
             }
             config.ssl(JedisURIHelper.isRedisSSLScheme(url));
             if (settings.clusterNodes().isEmpty()) {
@@ -367,6 +368,11 @@ record RedisTopology(UnifiedJedis client, boolean owned, String target, Secrets 
         return config.user(user == null || user.isEmpty() ? null : user)
                 .password(password == null || password.isEmpty() ? null : password)
                 .build();
+    }
+
+    /** @return percent-decoded as {@link URI#getUserInfo()} decodes ({@code +} stays {@code +}) */
+    private static String decode(String raw) {
+        return java.net.URLDecoder.decode(raw.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** Timeouts and client name, without credentials: the Sentinels' configuration. */
