@@ -3,6 +3,7 @@ package dev.exclusive.cdi.internal;
 import dev.exclusive.spi.Secrets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -34,7 +35,9 @@ record LockConfiguration(
             if (!key.startsWith(PREFIX)
                     || key.equals(DEFAULT_STORE)
                     || key.equals(INSTANCE_NAME)
-                    || key.startsWith(CONSOLE_PREFIX)) {
+                    || key.startsWith(CONSOLE_PREFIX)
+                    || sameAsDashed(config, key, DEFAULT_STORE)
+                    || sameAsDashed(config, key, INSTANCE_NAME)) {
                 continue;
             }
             if (!key.startsWith(STORE_PREFIX)) {
@@ -54,8 +57,17 @@ record LockConfiguration(
             // store whose type is empty is reported, not dropped for the in-JVM default
             Map<String, String> settings =
                     stores.computeIfAbsent(rest.substring(0, dot), name -> new LinkedHashMap<>());
+            String setting = rest.substring(dot + 1);
+            // an environment variable (EXCLUSIVE_STORE_S_CONNECT_TIMEOUT) may be listed with dots for its dashes
+            String dashed = key.substring(0, STORE_PREFIX.length() + dot + 1) + setting.replace('.', '-');
+            if (!setting.equals(setting.replace('.', '-')) && sameAsDashed(config, key, dashed)) {
+                setting = setting.replace('.', '-');
+            }
+            String name = setting;
             config.getOptionalValue(key, String.class)
-                    .ifPresent(value -> settings.put(rest.substring(dot + 1), value.strip()));
+                    // a password is taken verbatim (lock-redis SETTINGS.md): its spaces may be part of it
+                    .ifPresent(value -> settings.put(
+                            name, name.toLowerCase(Locale.ROOT).endsWith("password") ? value : value.strip()));
         }
         stores.replaceAll((name, settings) -> Collections.unmodifiableMap(settings));
         return new LockConfiguration(
@@ -73,6 +85,18 @@ record LockConfiguration(
         });
         return "LockConfiguration[stores=" + shown + ", defaultStore=" + defaultStore + ", instanceName=" + instanceName
                 + "]";
+    }
+
+    /**
+     * @return whether {@code listed}, a name as the config sources list it, is {@code dashed} as an environment
+     *         variable spells it ({@code EXCLUSIVE_DEFAULT_STORE} is listed as {@code exclusive.default.store})
+     */
+    private static boolean sameAsDashed(Config config, String listed, String dashed) {
+        if (listed.equals(dashed) || !listed.equals(dashed.replace('-', '.'))) {
+            return false;
+        }
+        Optional<String> value = config.getOptionalValue(listed, String.class);
+        return value.isPresent() && value.equals(config.getOptionalValue(dashed, String.class));
     }
 
     private static Set<String> sortedNames(Config config) {
