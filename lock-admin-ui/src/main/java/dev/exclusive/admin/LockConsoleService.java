@@ -7,6 +7,7 @@ import dev.exclusive.LockStatistics.ActivityPoint;
 import dev.exclusive.LockStatistics.GroupContention;
 import dev.exclusive.admin.internal.ConsoleAccess;
 import dev.exclusive.admin.internal.ConsoleCaller;
+import dev.exclusive.admin.internal.ConsoleFormat;
 import dev.exclusive.admin.internal.ConsoleSettings;
 import dev.exclusive.admin.internal.ConsoleUpdates;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -258,7 +259,8 @@ public class LockConsoleService {
             return new SharedScan.Listing(more ? List.copyOf(read.subList(0, scanLimit)) : read, more, null, readAt);
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "Store ''{0}'' could not be listed", key.store(), e);
-            return new SharedScan.Listing(List.of(), false, new StoreProblem(key.store(), describe(e)), readAt);
+            return new SharedScan.Listing(
+                    List.of(), false, new StoreProblem(key.store(), ConsoleFormat.failure(e)), readAt);
         }
     }
 
@@ -461,7 +463,7 @@ public class LockConsoleService {
                         null);
             } catch (RuntimeException e) {
                 LOG.log(Level.DEBUG, "The audit trail of store ''{0}'' could not be read", store, e);
-                return new Trail(List.of(), new StoreProblem(store, describe(e)));
+                return new Trail(List.of(), new StoreProblem(store, ConsoleFormat.failure(e)));
             }
         }
     }
@@ -565,14 +567,5 @@ public class LockConsoleService {
                 lock.fence(),
                 lock.expiresAt());
         return outcome;
-    }
-
-    private static String describe(RuntimeException e) {
-        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        Throwable cause = e.getCause();
-        if (cause != null && cause.getMessage() != null && !message.contains(cause.getMessage())) {
-            message += " (" + cause.getMessage() + ")";
-        }
-        return message;
     }
 }

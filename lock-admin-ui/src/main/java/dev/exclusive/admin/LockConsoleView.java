@@ -478,7 +478,7 @@ public class LockConsoleView extends VerticalLayout implements BeforeEnterObserv
             return;
         } catch (RuntimeException e) {
             notify(
-                    "Could not force-release '" + ConsoleFormat.shown(lock.name()) + "': " + e.getMessage(),
+                    "Could not force-release '" + ConsoleFormat.shown(lock.name()) + "': " + ConsoleFormat.failure(e),
                     NotificationVariant.LUMO_ERROR);
         }
         refresh();

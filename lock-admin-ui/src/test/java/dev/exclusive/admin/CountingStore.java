@@ -22,6 +22,8 @@ final class CountingStore implements LockStore {
     private final AtomicInteger auditReads = new AtomicInteger();
     volatile boolean auditTrailFails;
     volatile boolean listFails;
+    /** What a failing listing says; a third-party store's may quote its URL or a password. */
+    volatile String listFailure = "injected: the store is down";
     /** Runs before each listing: what the store's call costs (a fake clock moved on by its timeout, say). */
     volatile Runnable beforeList = () -> {};
 
@@ -56,7 +58,7 @@ final class CountingStore implements LockStore {
         lists.incrementAndGet();
         beforeList.run();
         if (listFails) {
-            throw new LockStoreUnavailableException("injected: the store is down", null, null, null);
+            throw new LockStoreUnavailableException(listFailure, null, null, null);
         }
         return delegate.list(prefix, limit);
     }

@@ -158,6 +158,21 @@ class SharedSnapshotTest {
      * with the console's session locked.
      */
     @Test
+    void aStoresMessageIsShownWithoutTheCredentialsItQuotes() {
+        first.listFails = true;
+        first.listFailure = "cannot reach redis://ops:s3cret-pass@cache.internal:6379 (auth password=hunter2-pass)";
+
+        List<StoreProblem> problems = service.read(LockFilter.all()).problems();
+
+        assertThat(problems)
+                .extracting(StoreProblem::message)
+                .singleElement()
+                .satisfies(message -> assertThat(message)
+                        .contains("redis://***@cache.internal:6379")
+                        .doesNotContain("s3cret-pass", "hunter2-pass"));
+    }
+
+    @Test
     void aStoreDownForLongerThanTheIntervalIsAskedOncePerRefresh() {
         first.listFails = true;
         first.auditTrailFails = true;

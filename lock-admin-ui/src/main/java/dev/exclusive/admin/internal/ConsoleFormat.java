@@ -1,5 +1,6 @@
 package dev.exclusive.admin.internal;
 
+import dev.exclusive.spi.Secrets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -13,6 +14,23 @@ public final class ConsoleFormat {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 
     private ConsoleFormat() {}
+
+    /**
+     * A store's failure as operators read it: its message, and its cause's where that adds something, with the
+     * credentials a URL or a password parameter in them would show masked ({@link Secrets#rulesOnly()}): the
+     * built-in stores mask their own, a third-party store or its driver may not.
+     *
+     * @param failure what the store threw
+     * @return its message, masked
+     */
+    public static String failure(RuntimeException failure) {
+        String message = failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
+        Throwable cause = failure.getCause();
+        if (cause != null && cause.getMessage() != null && !message.contains(cause.getMessage())) {
+            message += " (" + cause.getMessage() + ")";
+        }
+        return Secrets.rulesOnly().mask(message);
+    }
 
     /**
      * Text from applications (lock names, holders) as an operator must read it: each bidirectional control
