@@ -6,10 +6,10 @@ import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 import jakarta.servlet.annotation.WebListener;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.Future;
 import org.eclipse.microprofile.config.Config;
@@ -80,11 +80,9 @@ public class DemoBanner implements ServletContextListener {
      *     started in time may end up to {@link #ANSWER} later
      */
     static boolean servedWithin(URI landing, Duration patience) throws InterruptedException {
-        HttpClient client =
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
         long deadline = System.nanoTime() + patience.toNanos();
         while (System.nanoTime() - deadline < 0) {
-            if (serves(client, landing)) {
+            if (serves(landing)) {
                 return true;
             }
             Thread.sleep(POLL.toMillis());
@@ -92,15 +90,31 @@ public class DemoBanner implements ServletContextListener {
         return false;
     }
 
-    /** @return whether the landing page (and so the application, on this port) answers */
-    private static boolean serves(HttpClient client, URI landing) throws InterruptedException {
+    /**
+     * @return whether the landing page (and so the application, on this port) answers. A plain connection on this
+     *     thread: the JDK's {@code HttpClient} would start threads of its own, unmanaged, that outlive the look
+     */
+    private static boolean serves(URI landing) throws InterruptedException {
+        HttpURLConnection connection = null;
         try {
-            HttpResponse<String> response = client.send(
-                    HttpRequest.newBuilder(landing).timeout(ANSWER).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 && response.body().contains(LandingPage.TITLE);
+            connection = (HttpURLConnection) landing.toURL().openConnection();
+            connection.setConnectTimeout(1_000);
+            connection.setReadTimeout((int) ANSWER.toMillis());
+            if (connection.getResponseCode() != 200) {
+                return false;
+            }
+            try (InputStream body = connection.getInputStream()) {
+                return new String(body.readAllBytes(), StandardCharsets.UTF_8).contains(LandingPage.TITLE);
+            }
         } catch (IOException notYet) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("stopped while looking at " + landing);
+            }
             return false;
+        } finally {
+            if (connection != null) {
+                connection.disconnect();
+            }
         }
     }
 

@@ -10,8 +10,10 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +40,24 @@ class DemoBannerTest {
                         "<html><head><title>Something else</title></head></html>"))
                 .as("a page without the demo's title")
                 .isFalse();
+    }
+
+    /**
+     * The banner runs in the application: it must leave no thread behind, which would keep the application's class
+     * loader after undeploy (the JDK's {@code HttpClient} starts a selector thread that lives until the client is
+     * collected).
+     */
+    @Test
+    void lookingAtTheLandingPageLeavesNoThreadBehind() throws Exception {
+        Set<Thread> before = Thread.getAllStackTraces().keySet();
+        assertThat(servedWithin(Duration.ofSeconds(2), Duration.ZERO, "<html>" + LandingPage.TITLE + "</html>"))
+                .isTrue();
+
+        assertThat(Thread.getAllStackTraces().keySet())
+                .filteredOn(thread -> !before.contains(thread) && thread.isAlive())
+                .extracting(Thread::getName)
+                .filteredOn(name -> !name.startsWith("ForkJoinPool"))
+                .isEmpty();
     }
 
     /**
@@ -69,6 +89,7 @@ class DemoBannerTest {
         } finally {
             server.stop(0);
             answering.shutdownNow();
+            answering.awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 }
