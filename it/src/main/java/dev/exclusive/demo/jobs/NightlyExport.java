@@ -7,7 +7,8 @@ import jakarta.ejb.LockType;
 import jakarta.ejb.Schedule;
 import jakarta.ejb.Singleton;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 
@@ -20,7 +21,10 @@ import java.util.Optional;
 @Lock(LockType.READ)
 public class NightlyExport {
 
-    private final List<ExportRun> runs = new ArrayList<>();
+    /** How many runs {@link #runs()} keeps: anyone may start an export by hand, as often as they like. */
+    static final int KEPT = 100;
+
+    private final Deque<ExportRun> runs = new ArrayDeque<>();
 
     /** One export this server ran. */
     public record ExportRun(Instant startedAt, String trigger) {}
@@ -37,7 +41,7 @@ public class NightlyExport {
         return Optional.of(record("by hand"));
     }
 
-    /** @return the exports this server ran, oldest first */
+    /** @return the last {@value #KEPT} exports this server ran, oldest first */
     public List<ExportRun> runs() {
         synchronized (runs) {
             return List.copyOf(runs);
@@ -47,7 +51,10 @@ public class NightlyExport {
     private ExportRun record(String trigger) {
         ExportRun run = new ExportRun(Instant.now(), trigger);
         synchronized (runs) {
-            runs.add(run);
+            if (runs.size() == KEPT) {
+                runs.removeFirst();
+            }
+            runs.addLast(run);
         }
         return run;
     }
