@@ -13,14 +13,9 @@ import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
-import io.opentelemetry.sdk.metrics.data.HistogramPointData;
-import io.opentelemetry.sdk.metrics.data.LongPointData;
-import io.opentelemetry.sdk.metrics.data.MetricData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +48,7 @@ class LockTelemetryEdgeTest {
             Thread.sleep(300);
             assertFalse(registry.lock("reports:daily", 10).isLocked());
 
-            assertThat(sums(metrics.collectAllMetrics(), LockTelemetry.HELD))
+            assertThat(LockTelemetryTest.sums(metrics.collectAllMetrics(), LockTelemetry.HELD))
                     .containsOnly(Map.entry(base("reports:*"), 0L));
         }
     }
@@ -72,7 +67,8 @@ class LockTelemetryEdgeTest {
             assertTrue(lock.release());
             assertFalse(lock.isLocked());
 
-            assertThat(sums(metrics.collectAllMetrics(), LockTelemetry.HELD)).containsOnly(Map.entry(base("sync"), 0L));
+            assertThat(LockTelemetryTest.sums(metrics.collectAllMetrics(), LockTelemetry.HELD))
+                    .containsOnly(Map.entry(base("sync"), 0L));
         }
     }
 
@@ -92,7 +88,8 @@ class LockTelemetryEdgeTest {
             waiter.interrupt();
             waiter.join(5000);
 
-            Map<Attributes, Long> counts = histogramCounts(metrics.collectAllMetrics(), LockTelemetry.ACQUIRE_DURATION);
+            Map<Attributes, Long> counts =
+                    LockTelemetryTest.histogramCounts(metrics.collectAllMetrics(), LockTelemetry.ACQUIRE_DURATION);
             assertThat(counts.values().stream().mapToLong(Long::longValue).sum())
                     .as("acquisition calls recorded in %s: %s", LockTelemetry.ACQUIRE_DURATION, counts)
                     .isEqualTo(2L);
@@ -105,19 +102,5 @@ class LockTelemetryEdgeTest {
                 "local",
                 AttributeKey.stringKey(LockTelemetry.LOCK),
                 group);
-    }
-
-    private static Map<Attributes, Long> histogramCounts(Collection<MetricData> metrics, String name) {
-        return metrics.stream()
-                .filter(m -> m.getName().equals(name))
-                .flatMap(m -> m.getHistogramData().getPoints().stream())
-                .collect(Collectors.toMap(HistogramPointData::getAttributes, HistogramPointData::getCount));
-    }
-
-    private static Map<Attributes, Long> sums(Collection<MetricData> metrics, String name) {
-        return metrics.stream()
-                .filter(m -> m.getName().equals(name))
-                .flatMap(m -> m.getLongSumData().getPoints().stream())
-                .collect(Collectors.toMap(LongPointData::getAttributes, LongPointData::getValue));
     }
 }

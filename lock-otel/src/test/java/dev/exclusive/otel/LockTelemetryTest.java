@@ -276,14 +276,14 @@ class LockTelemetryTest {
         return outcome == null ? base : base.toBuilder().put("outcome", outcome).build();
     }
 
-    private static Map<Attributes, Long> histogramCounts(Collection<MetricData> metrics, String name) {
+    static Map<Attributes, Long> histogramCounts(Collection<MetricData> metrics, String name) {
         return metrics.stream()
                 .filter(m -> m.getName().equals(name))
                 .flatMap(m -> m.getHistogramData().getPoints().stream())
                 .collect(Collectors.toMap(HistogramPointData::getAttributes, HistogramPointData::getCount));
     }
 
-    private static Map<Attributes, Long> sums(Collection<MetricData> metrics, String name) {
+    static Map<Attributes, Long> sums(Collection<MetricData> metrics, String name) {
         return metrics.stream()
                 .filter(m -> m.getName().equals(name))
                 .flatMap(m -> m.getLongSumData().getPoints().stream())

@@ -1,21 +1,19 @@
 package dev.exclusive.demo.rest;
 
+import static dev.exclusive.demo.shop.ShopDatabase.inject;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.exclusive.LockRegistry;
 import dev.exclusive.demo.shop.Catalog;
-import dev.exclusive.demo.shop.Order;
-import dev.exclusive.demo.shop.Product;
 import dev.exclusive.demo.shop.Purchases;
+import dev.exclusive.demo.shop.ShopDatabase;
 import dev.exclusive.demo.shop.UnknownProductException;
 import dev.exclusive.memory.MemoryLockStore;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.time.Duration;
-import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,19 +26,13 @@ class UnknownProductPurchaseTest {
 
     @Test
     void aPurchaseOfAnUnknownProductLeavesNothingBehind() throws Exception {
-        EntityManagerFactory shop = new Configuration()
-                .addAnnotatedClass(Product.class)
-                .addAnnotatedClass(Order.class)
-                .setProperty("hibernate.connection.url", "jdbc:h2:mem:unknown-product;DB_CLOSE_DELAY=-1")
-                .setProperty("hibernate.connection.username", "sa")
-                .setProperty("hibernate.hbm2ddl.auto", "create-drop")
-                .buildSessionFactory();
+        EntityManagerFactory shop = ShopDatabase.inMemory("unknown-product");
         try (LockRegistry locks =
                 LockRegistry.builder().store("shared", new MemoryLockStore()).build()) {
             EntityManager em = shop.createEntityManager();
             ProductResource resource = new ProductResource();
-            resource.catalog = set(new Catalog(), "em", em);
-            resource.purchases = set(set(new Purchases(), "em", em), "shop", shop);
+            resource.catalog = inject(new Catalog(), "em", em);
+            resource.purchases = inject(inject(new Purchases(), "em", em), "shop", shop);
             Method fences = Purchases.class.getDeclaredMethod("fences");
             fences.setAccessible(true);
             fences.invoke(resource.purchases);
@@ -80,12 +72,5 @@ class UnknownProductPurchaseTest {
                 : ((Number) em.createNativeQuery("SELECT COUNT(*) FROM exclusive_fence")
                                 .getSingleResult())
                         .longValue();
-    }
-
-    private static <T> T set(T target, String field, Object value) throws Exception {
-        Field f = target.getClass().getDeclaredField(field);
-        f.setAccessible(true);
-        f.set(target, value);
-        return target;
     }
 }

@@ -1,15 +1,14 @@
 package dev.exclusive.demo.shop;
 
+import static dev.exclusive.demo.shop.ShopDatabase.inject;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.exclusive.LockRegistry;
 import dev.exclusive.memory.MemoryLockStore;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
-import org.hibernate.cfg.Configuration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,13 +21,7 @@ class ResetDuringPurchaseTest {
 
     @Test
     void aPurchaseDuringAResetComesWhollyBeforeOrAfterIt() throws Exception {
-        EntityManagerFactory shop = new Configuration()
-                .addAnnotatedClass(Product.class)
-                .addAnnotatedClass(Order.class)
-                .setProperty("hibernate.connection.url", "jdbc:h2:mem:reset-race;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000")
-                .setProperty("hibernate.connection.username", "sa")
-                .setProperty("hibernate.hbm2ddl.auto", "create-drop")
-                .buildSessionFactory();
+        EntityManagerFactory shop = ShopDatabase.inMemory("reset-race");
         try (LockRegistry locks =
                 LockRegistry.builder().store("shared", new MemoryLockStore()).build()) {
             EntityManager seed = shop.createEntityManager();
@@ -36,9 +29,9 @@ class ResetDuringPurchaseTest {
             seed.persist(new Product(2, "Limited vinyl", 20));
             seed.getTransaction().commit();
             EntityManager resetting = shop.createEntityManager();
-            Catalog catalog = set(new Catalog(), "em", resetting);
+            Catalog catalog = inject(new Catalog(), "em", resetting);
             EntityManager buying = shop.createEntityManager();
-            Purchases purchases = set(set(new Purchases(), "em", buying), "shop", shop);
+            Purchases purchases = inject(inject(new Purchases(), "em", buying), "shop", shop);
             purchases.fences();
 
             resetting.getTransaction().begin();
@@ -73,12 +66,5 @@ class ResetDuringPurchaseTest {
         } finally {
             shop.close();
         }
-    }
-
-    private static <T> T set(T target, String field, Object value) throws Exception {
-        Field f = target.getClass().getDeclaredField(field);
-        f.setAccessible(true);
-        f.set(target, value);
-        return target;
     }
 }
