@@ -60,7 +60,8 @@ import java.util.concurrent.atomic.LongAdder;
  * </table>
  *
  * <p>Cardinality stays bounded: besides the group rule, at most {@value #MAX_SERIES} store and group pairs get
- * series of their own; the ones after that are counted under the group {@value #OTHER}.
+ * series of their own; the ones after that are counted under the group {@value #OTHER}. Every outcome of every pair
+ * then fits in the SDK's default limit of 2,000 attribute sets per instrument.
  *
  * <p>Span events, on the {@linkplain Span#current() current span} when there is one: {@code exclusive.lock.acquired},
  * {@code exclusive.lock.busy} (also for a timed-out wait and a store error, with {@value #OUTCOME}) and
@@ -97,8 +98,12 @@ public final class LockTelemetry implements LockListener, AutoCloseable {
     public static final String RENEWAL_FAILURES = "exclusive.lock.renewal.failures";
     /** Counter: store operations that could not reach the store. */
     public static final String STORE_ERRORS = "exclusive.lock.store.errors";
-    /** The most store and group pairs that get series of their own. */
-    public static final int MAX_SERIES = 1000;
+    /**
+     * The most store and group pairs that get series of their own: five outcomes each, and those of the stores'
+     * {@value #OTHER} groups, stay within the OpenTelemetry SDK's default of 2,000 attribute sets per instrument,
+     * past which the SDK merges new series into one {@code otel.metric.overflow} series.
+     */
+    public static final int MAX_SERIES = 300;
     /** The group every pair past {@value #MAX_SERIES} is counted under. */
     public static final String OTHER = "_other";
 
@@ -161,7 +166,7 @@ public final class LockTelemetry implements LockListener, AutoCloseable {
     private LockTelemetry(Meter meter) {
         acquireDuration = seconds(meter.histogramBuilder(ACQUIRE_DURATION)
                 .setUnit("s")
-                .setDescription("From a lock call to its outcome (acquired, busy, timeout, error), waits included"));
+                .setDescription("From a lock call to its outcome (acquired, busy, timeout, interrupted, error), waits included"));
         heldDuration = seconds(meter.histogramBuilder(HELD_DURATION)
                 .setUnit("s")
                 .setDescription("From a lock's acquisition to its release"));

@@ -96,6 +96,30 @@ class LockTelemetryEdgeTest {
         }
     }
 
+    /**
+     * The SDK keeps at most 2,000 attribute sets per instrument by default and merges the rest into one
+     * {@code otel.metric.overflow} series: the store and group pairs get series of their own only as far as every
+     * outcome of every pair fits in that.
+     */
+    @Test
+    void everyPairsOutcomesFitInTheSdksDefaultCardinality() {
+        try (LockRegistry registry = LockRegistry.builder()
+                .store("local", new MemoryLockStore())
+                .listener(LockTelemetry.of(sdk))
+                .build()) {
+            for (int i = 0; i < 700; i++) {
+                Lock held = registry.lock("group-" + i, 10);
+                assertTrue(held.get());
+                assertFalse(registry.lock("group-" + i, 10).get()); // busy
+                assertFalse(registry.lock("group-" + i, 10).block(Duration.ofMillis(1))); // timeout
+            }
+
+            assertThat(LockTelemetryTest.histogramCounts(metrics.collectAllMetrics(), LockTelemetry.ACQUIRE_DURATION)
+                            .keySet())
+                    .noneMatch(attributes -> attributes.get(AttributeKey.booleanKey("otel.metric.overflow")) != null);
+        }
+    }
+
     private static Attributes base(String group) {
         return Attributes.of(
                 AttributeKey.stringKey(LockTelemetry.STORE),
