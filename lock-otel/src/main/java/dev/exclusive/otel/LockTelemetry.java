@@ -166,7 +166,7 @@ public final class LockTelemetry implements LockListener, AutoCloseable {
     private LockTelemetry(Meter meter) {
         acquireDuration = seconds(meter.histogramBuilder(ACQUIRE_DURATION)
                 .setUnit("s")
-                .setDescription("From a lock call to its outcome (acquired, busy, timeout, interrupted, error), waits included"));
+                .setDescription("From a lock call to its outcome, waits included"));
         heldDuration = seconds(meter.histogramBuilder(HELD_DURATION)
                 .setUnit("s")
                 .setDescription("From a lock's acquisition to its release"));
