@@ -37,11 +37,18 @@ final class Cleanup {
         if (now < due || !next.compareAndSet(due, now + everyMillis)) {
             return;
         }
+        logged(cleanUp, table);
+    }
+
+    /** Runs {@code cleanUp}; a failure is logged and left to the next turn. */
+    static void logged(Runnable cleanUp, String table) {
         try {
             cleanUp.run();
         } catch (LockStoreUnavailableException e) {
             // Best effort: the lock is already acquired, and the next turn deletes what this one could not.
             LOG.log(System.Logger.Level.WARNING, "Cleanup of lock table " + table + " failed; retried later", e);
+        } catch (IllegalStateException closed) {
+            // the store was closed while its cleanup ran aside: nothing to do
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.exclusive.jpa;
 
 import dev.exclusive.Lock;
 import dev.exclusive.LockConfigurationException;
+import dev.exclusive.LockLostException;
 import dev.exclusive.Locks;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -9,6 +10,7 @@ import jakarta.persistence.PersistenceException;
 import jakarta.transaction.TransactionManager;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * Fenced writes: the database itself refuses the writes of a holder whose lease has ended once a newer holder of
@@ -120,13 +122,17 @@ public final class Fences {
     /**
      * Claims {@code resource} for the current hold: the fence of the innermost lock whose work this thread runs
      * ({@link Locks#current()}: inside {@code Lock.get(work)}, {@code Lock.block(wait, work)} or an
-     * {@code @Exclusive} method), whether or not its lease has run out since: the database decides.
+     * {@code @Exclusive} method), whether or not a newer holder has taken the lock since: the database decides. A
+     * hold whose lease has run out by the handle's own estimate has no fence any more: its claim is refused with
+     * {@link LockLostException}, the transaction marked rollback-only.
      *
      * @param em       the caller's entity manager, joined to the transaction whose writes the claim guards
      * @param resource the data the lock protects, 1 to {@value #MAX_RESOURCE_LENGTH} characters
      * @return the fence claimed
      * @throws StaleFenceException      if a greater fence has claimed the resource; the transaction is then
      *                                  rollback-only
+     * @throws LockLostException        if the lease of the lock this thread runs under has run out by the handle's
+     *                                  estimate; the transaction is then rollback-only
      * @throws IllegalStateException    if this thread runs no work under a lock, or {@code em} is not joined to a
      *                                  transaction
      * @throws IllegalArgumentException if {@code resource} is blank or too long
@@ -139,10 +145,26 @@ public final class Fences {
                         + "\") takes the fence of the lock whose work this thread runs (Lock.get(work),"
                         + " Lock.block(wait, work) or an @Exclusive method); pass a fence to claim(em, resource,"
                         + " fence) elsewhere"));
-        long fence = lock.fence()
-                .orElseThrow(() -> new IllegalStateException(
-                        "Lock '" + lock.name() + "' in store '" + lock.storeName() + "' has no fence: it is not held"));
-        return claim(em, resource, fence, lock);
+        OptionalLong fence = lock.fence();
+        if (fence.isEmpty()) {
+            if (lock.isExpired()) {
+                // The hold's lease ran out by the handle's own estimate (a pause past the ttl): its fence is no
+                // longer given out, so the claim cannot be put to the database; refuse it as lost, like a stale one.
+                if (em != null && em.isJoinedToTransaction()) {
+                    transactions.setRollbackOnly(em);
+                }
+                throw new LockLostException(
+                        "Lock '" + lock.name() + "' in store '" + lock.storeName() + "' ran out before Fences.claim"
+                                + " of '" + resource + "': this holder's writes must not commit; the transaction is"
+                                + " marked rollback-only",
+                        lock.name(),
+                        lock.storeName(),
+                        null);
+            }
+            throw new IllegalStateException(
+                    "Lock '" + lock.name() + "' in store '" + lock.storeName() + "' has no fence: it is not held");
+        }
+        return claim(em, resource, fence.getAsLong(), lock);
     }
 
     /**
