@@ -51,13 +51,13 @@ import redis.clients.jedis.exceptions.JedisException;
  * <li>acquire: {@code PTTL} of the lease. If it is live (above 0, or -1) and its owner is another, answer busy
  * with that {@code PTTL}, which waiters use to sleep until the lease ends. If its owner is the caller (a retry of
  * an attempt whose reply was lost: Jedis's Cluster client sends a script again after a read timeout), renew it to
- * the ttl as extend does and answer acquired with that hold's fence. Else {@code INCR} the counter (a counter that
- * did not exist starts at the Redis time in µs, read by {@code TIME}), push its expiry out if it would end
- * before ttl + retention, and {@code SET} the lease with {@code PX} ttl plus 2 ms (Redis counts whole
- * milliseconds, so without the slack the key could vanish before the holder's own estimate of its lease ends).
- * Four commands, one write to each key; no clock is read: the answer's acquisition and expiry times are
- * the store's estimate of the Redis clock at the reply (one {@code TIME} reading at most 10 s old, advanced by
- * {@link System#nanoTime()}; off by about a round trip).</li>
+ * the ttl as extend does and answer acquired with that hold's fence. Else read {@code TIME}: the fence is the
+ * Redis time in µs, set into the counter with {@code PX} ttl + retention by a {@code SET ... GET} that answers the
+ * last fence (if that is not below the time, the fence is one above it, set again), and {@code SET} the lease with
+ * {@code PX} ttl plus 2 ms (Redis counts whole milliseconds, so without the slack the key could vanish before the
+ * holder's own estimate of its lease ends). Four commands, one write to each key; the answer's acquisition and
+ * expiry times are the store's estimate of the Redis clock at the reply (one {@code TIME} reading at most 10 s old,
+ * advanced by {@link System#nanoTime()}; off by about a round trip).</li>
  * <li>release: {@code GET} the lease; if its owner is the caller, {@code DEL} it and, only if a waiter of another
  * store instance recorded itself on it, {@code PUBLISH} its key; else answer {@code false}. A lease whose
  * {@code PX} passed reads as absent, so a late release never frees the next holder. The waiters of this store
@@ -88,20 +88,17 @@ import redis.clients.jedis.exceptions.JedisException;
  * leases ({@code WRONGTYPE}, reported as {@link LockStoreUnavailableException}): during a rolling upgrade an old
  * instance cannot take a lock a new one holds, and its waiters wake by re-checking, not by message.
  *
- * <p>Fences. A fence is greater than every fence granted for the name before, across releases, expiries and
- * stores. While the name's counter is kept, {@code INCR} sees to it. The counter is kept the ttl plus the
- * retention after the acquisition or extension that created or last used it (a one-off name exactly that long; a
- * name in use up to twice that, so that most acquisitions need not write its expiry): one hour unless
- * {@link RedisLockStoreBuilder#fenceRetention} (setting {@code retention}) says otherwise. A counter that
- * expired, or was lost (a restart without persistence, a failover that lost the last writes), starts again at the
- * Redis time in microseconds. That new fence is above every earlier one under two assumptions: between the last
- * fence and the new one, the Redis clock is not set back by more than the ttl plus the retention (a clock
- * stepped back, a failover to a host whose clock is behind), since the new one comes at least that long after the
- * last; and a name is acquired less than once per microsecond on average since its counter was created,
- * which a Redis node, running scripts one at a time at a few microseconds each, cannot exceed. A counter lost
- * in a failover that dropped the last writes is covered only by the first, with the replica's clock. The
- * retention thus trades memory (one counter of about 150 bytes per name used within the last ttl + retention)
- * against the clock step back it tolerates.
+ * <p>Fences. A fence is greater than every fence granted for the name before, across releases, expiries,
+ * stores, restarts and failovers: it is the Redis clock in microseconds, or one above the name's last fence (its
+ * counter) where the clock is not past it. The clock alone covers a counter that expired, was lost (a restart
+ * without persistence), or went back to an older value (a replica promoted after missing the last grants, a
+ * restart from a snapshot or from an AOF that lost its last second, whose counter an {@code INCR} would count up
+ * from a fence it already granted), as long as the Redis clock is not set back by more than the time since the
+ * last grant (a clock stepped back, a failover to a host whose clock is behind); the counter covers a clock set
+ * back while it is kept. It is kept the ttl plus the retention after the acquisition that last set it (or longer,
+ * after an extension): one hour unless {@link RedisLockStoreBuilder#fenceRetention} (setting {@code retention})
+ * says otherwise. The retention thus trades memory (one counter of about 150 bytes per name used within the last
+ * ttl + retention) against the clock step back it tolerates.
  *
  * <p>Durability. A lock is exactly as durable as Redis's data: a lock held when Redis restarts without
  * persistence (or fails over before the write reached a replica) is gone, and another caller may acquire it.
@@ -694,16 +691,35 @@ public final class RedisLockStore implements LockStore {
      * @throws LockStoreUnavailableException if fewer replicas confirmed the write within {@code replica-timeout}
      */
     private void awaitReplicas(Jedis connection, String name, String done, Supplier<Object> undo) {
-        long confirmed = connection.waitReplicas(
-                replication.replicas(), replication.timeout().toMillis());
+        // WAIT answers after replica-timeout at the latest: the read must outlast it, or a replica-timeout above the
+        // socket timeout turns every slow replica into a read timeout that skips the undo below
+        Connection link = connection.getConnection();
+        int soTimeout = link.getSoTimeout();
+        long confirmed;
+        link.setSoTimeout((int)
+                Math.min(Integer.MAX_VALUE, soTimeout + replication.timeout().toMillis()));
+        try {
+            confirmed = connection.waitReplicas(
+                    replication.replicas(), replication.timeout().toMillis());
+        } finally {
+            try {
+                link.setSoTimeout(soTimeout);
+            } catch (JedisException e) {
+                // a broken link is destroyed, not pooled again
+            }
+        }
         if (confirmed >= replication.replicas()) {
             return;
         }
         String undone = "";
         if (undo != null) {
             try {
-                undo.get();
-                undone = "; it was released again";
+                if (RedisReplies.yes(undo.get())) {
+                    undone = "; it was released again";
+                    signals.signal(name); // this store's own waiters, which release.lua does not publish for
+                } else {
+                    undone = "; its lease had ended meanwhile";
+                }
             } catch (JedisException e) {
                 undone = "; releasing it again failed too, so it ends at its ttl";
             }

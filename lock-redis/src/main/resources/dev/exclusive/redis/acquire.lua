@@ -7,9 +7,8 @@
 -- ARGV[3]  the lease in milliseconds: the ttl plus 2 ms of slack (Redis counts whole milliseconds from a
 --          truncated clock, and a lease in its last millisecond counts as expired, so without the slack the key
 --          could end up to 2 ms before the holder's own estimate: start of its call + ttl)
--- ARGV[4]  ttl + fence retention in milliseconds: the least time the counter is kept after this call. A new
---          counter is kept exactly that long; a used one is pushed out to twice that when it would end sooner,
---          so that most acquisitions of a busy name need not write its expiry
+-- ARGV[4]  ttl + fence retention in milliseconds: how long the counter is kept after this call (a retry by the
+--          holder itself keeps it at least that long, pushing it out to twice that when it would end sooner)
 --
 -- Returns the fence (an integer) when acquired; {remaining ms} when another owner holds it (-1 for a key without
 -- expiry); {fence, elapsed ms since that hold began} when ARGV[1] itself already holds a live lease (a client
@@ -18,9 +17,9 @@
 --
 -- <waiters> is empty, the id of the one store instance whose threads wait (wait.lua), or "*" for several.
 -- <span> is the lease's length from its acquisition to its current expiry, so that the time since acquisition
--- is <span> - PTTL without reading the clock. No TIME here: the counter is incremented, and only a counter
--- that does not exist (first use, expired after its retention, lost) starts from the Redis clock in
--- microseconds, so fences keep increasing after it expired or was lost, as long as that clock moved forward.
+-- is <span> - PTTL without reading the clock. The fence comes from the Redis clock (TIME) and the last fence
+-- (the counter), so fences keep increasing after the counter expired, was lost, or went back to an older value,
+-- as long as that clock moved forward.
 -- A lease is live while its PTTL is at least 1 ms, in every script: in its last millisecond Redis still keeps
 -- the key (PTTL 0), but every script treats it as expired, and this one writes over it.
 -- A lease written by the previous layout (a hash: owner, holder, acquired, fence) is read as a busy lease, its
@@ -52,13 +51,17 @@ if remaining > 0 or remaining == -1 then
     return {tonumber(held[3]), now_ms - tonumber(held[2])}
 end
 
-local fence = redis.call('INCR', KEYS[2])
-if fence == 1 then
-    local time = redis.call('TIME')
-    fence = math.max(2, tonumber(time[1]) * 1000000 + tonumber(time[2]))
-    redis.call('SET', KEYS[2], string.format('%d', fence), 'PX', ARGV[4]) -- a one-off name is kept no longer
-elseif redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then
-    redis.call('PEXPIRE', KEYS[2], string.format('%d', 2 * tonumber(ARGV[4])))
+-- The fence: the Redis clock in microseconds, or one above the last fence where that is not below the clock (two
+-- grants in one microsecond, a clock stepped back). A counter that only counted up would hand out a fence again
+-- from an OLDER counter: a replica promoted after missing the last grants, a restart from a snapshot or from an
+-- AOF that lost its last second. The clock, seconds past every grant of the old master by then, covers those.
+-- One write sets the counter and its retention and answers the last fence.
+local time = redis.call('TIME')
+local fence = math.max(2, tonumber(time[1]) * 1000000 + tonumber(time[2]))
+local last = redis.call('SET', KEYS[2], string.format('%d', fence), 'PX', ARGV[4], 'GET')
+if last and tonumber(last) >= fence then
+    fence = tonumber(last) + 1
+    redis.call('SET', KEYS[2], string.format('%d', fence), 'PX', ARGV[4])
 end
 redis.call('SET', KEYS[1], ARGV[1] .. '\n' .. string.format('%d', fence) .. '\n' .. ARGV[3] .. '\n' .. ARGV[2],
         'PX', ARGV[3])
