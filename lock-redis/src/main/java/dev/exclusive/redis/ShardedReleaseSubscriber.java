@@ -370,7 +370,20 @@ final class ShardedReleaseSubscriber {
 
         /** Under {@link #lock}. */
         void watch(long now) {
-            if (!started || subscribed.isEmpty()) {
+            if (!started) {
+                // the first SSUBSCRIBE unanswered: a link silent from the start is dropped as one that fell silent
+                if (now - heardNanos > TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.SILENCE_LIMIT_MILLIS)) {
+                    LOG.log(
+                            Level.WARNING,
+                            "Store ''{0}'': the release subscription on {1} was never confirmed; dropping its"
+                                    + " connection",
+                            storeName,
+                            node);
+                    drop();
+                }
+                return;
+            }
+            if (subscribed.isEmpty()) {
                 return;
             }
             long heard = heardNanos;
@@ -423,9 +436,11 @@ final class ShardedReleaseSubscriber {
         private void ended(RuntimeException failure) {
             List<String> names = new ArrayList<>();
             boolean closing;
+            boolean confirmedOnce;
             lock.lock();
             try {
                 closing = closed;
+                confirmedOnce = started;
                 shards.remove(node, this);
                 for (Channel channel : channels.values()) {
                     if (channel.shard == this) {
@@ -445,6 +460,11 @@ final class ShardedReleaseSubscriber {
                         storeName,
                         node,
                         secrets.mask(failure.toString()));
+            }
+            if (!confirmedOnce) {
+                // never subscribed (refused, or a dead node): waking the waiters would route them here again at once,
+                // a loop of threads and connections for as long as the lock is held; they poll at their backoff
+                return;
             }
             for (String name : names) {
                 signals.signal(name);
