@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 
 /**
  * This JVM's estimate of the Redis clock, for the acquisition and expiry times of {@code acquire.lua}'s answer,
- * which reads no clock: {@code TIME} would cost a lease as much inside Redis as its whole write. The estimate
+ * which is the fence alone (the script reads {@code TIME} for the fence, and answers one integer). The estimate
  * is one {@code TIME} reading, taken again when it is older than {@value #RESYNC_SECONDS} s, advanced by
  * {@link System#nanoTime()}: it is off by at most the round trip of that reading plus the drift between the two
  * clocks since, and a step of this JVM's wall clock does not move it. Nothing in Redis depends on it: expiry
