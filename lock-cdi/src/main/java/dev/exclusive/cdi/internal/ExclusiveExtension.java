@@ -58,6 +58,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 public class ExclusiveExtension implements Extension {
 
+    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
+
     /**
      * An {@code @Exclusive} method of one bean class as discovered, before configuration is read. An inherited method
      * is a candidate once for each bean class that inherits it: their annotations and default names differ.
@@ -70,8 +72,6 @@ public class ExclusiveExtension implements Extension {
     private Map<Class<?>, Map<Method, MethodPlan>> plans;
     private volatile LockRegistry registry;
     private volatile LockedInvocations invocations;
-    private static final System.Logger LOG = System.getLogger("dev.exclusive.cdi");
-
     /** OpenTelemetry metrics, attached when the application starts; {@code null} without the OpenTelemetry API. */
     private TelemetryListener telemetry;
     /** Contention statistics for the console: always a listener of the registry, and an injectable bean. */

@@ -58,12 +58,10 @@ record LockConfiguration(
             Map<String, String> settings =
                     stores.computeIfAbsent(rest.substring(0, dot), name -> new LinkedHashMap<>());
             String setting = rest.substring(dot + 1);
+            String dashed = setting.replace('.', '-');
             // an environment variable (EXCLUSIVE_STORE_S_CONNECT_TIMEOUT) may be listed with dots for its dashes
-            String dashed = key.substring(0, STORE_PREFIX.length() + dot + 1) + setting.replace('.', '-');
-            if (!setting.equals(setting.replace('.', '-')) && sameAsDashed(config, key, dashed)) {
-                setting = setting.replace('.', '-');
-            }
-            String name = setting;
+            String name =
+                    sameAsDashed(config, key, STORE_PREFIX + rest.substring(0, dot + 1) + dashed) ? dashed : setting;
             config.getOptionalValue(key, String.class)
                     // a password is taken verbatim (lock-redis SETTINGS.md): its spaces may be part of it
                     .ifPresent(value -> settings.put(
