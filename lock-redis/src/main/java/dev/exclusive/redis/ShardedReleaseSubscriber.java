@@ -370,33 +370,22 @@ final class ShardedReleaseSubscriber {
 
         /** Under {@link #lock}. */
         void watch(long now) {
-            if (!started) {
-                // the first SSUBSCRIBE unanswered: a link silent from the start is dropped as one that fell silent
-                if (now - heardNanos > TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.SILENCE_LIMIT_MILLIS)) {
-                    LOG.log(
-                            Level.WARNING,
-                            "Store ''{0}'': the release subscription on {1} was never confirmed; dropping its"
-                                    + " connection",
-                            storeName,
-                            node);
-                    drop();
-                }
-                return;
-            }
-            if (subscribed.isEmpty()) {
+            if (started && subscribed.isEmpty()) {
                 return;
             }
             long heard = heardNanos;
             long probed = probedNanos;
-            if (probed - heard > 0) {
-                if (now - probed > TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.SILENCE_LIMIT_MILLIS)) {
+            // unanswered: the first SSUBSCRIBE (sent when the shard began, where heardNanos starts), or a probe
+            long asked = started ? probed : heard;
+            if (!started || probed - heard > 0) {
+                if (now - asked > TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.SILENCE_LIMIT_MILLIS)) {
                     LOG.log(
                             Level.WARNING,
                             "Store ''{0}'': the release subscription on {1} has not answered for {2} ms; dropping"
                                     + " its connection",
                             storeName,
                             node,
-                            TimeUnit.NANOSECONDS.toMillis(now - probed));
+                            TimeUnit.NANOSECONDS.toMillis(now - asked));
                     drop();
                 }
             } else if (now - heard > TimeUnit.MILLISECONDS.toNanos(ReleaseSubscriber.PROBE_AFTER_MILLIS)) {
